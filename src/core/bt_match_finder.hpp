@@ -1,0 +1,156 @@
+// bt_match_finder.hpp - the binary-tree match finder of levels 10-12 (libdeflate's
+// bt_matchfinder).
+//
+// Each 4-byte hash bucket roots a binary search tree of earlier positions ordered by the
+// strings that start there; inserting a position re-roots the tree at it, and the walk
+// that splits the old tree also reports matches of increasing length.  A 2-way 3-byte
+// hash table supplies length-3 matches.  Depth is limited by max_search_depth; a subtree
+// that was cut off is dropped.  Along any root-to-leaf path positions decrease, so the
+// part of a tree inside the window does not depend on what lies behind it.
+#pragma once
+
+#include "core/match_finder_common.hpp"
+
+namespace flowdeflate::core {
+
+/// A match reported by the binary-tree finder.
+struct LzMatch {
+    u16 length;
+    u16 offset;
+};
+
+class BtMatchFinder {
+public:
+    static constexpr u32 kHash3Order = 16;
+    static constexpr u32 kHash3Ways = 2;
+    static constexpr u32 kHash4Order = 16;
+    static constexpr u32 kRequiredBytes = 5;
+
+    void init(const u8* base) {
+        mf_init(&hash3_[0][0], sizeof(hash3_) / sizeof(MfPos));
+        mf_init(hash4_, std::size(hash4_));
+        base_ = base;
+    }
+    [[nodiscard]] const u8* base() const { return base_; }
+
+    /// Slides the window when @p in_next reaches the end of the current one.
+    [[gnu::always_inline]] void slide_if_needed(const u8* in_next) {
+        if (in_next - base_ == s32(kWindowSize)) {
+            mf_rebase(&hash3_[0][0], sizeof(hash3_) / sizeof(MfPos));
+            mf_rebase(hash4_, std::size(hash4_));
+            mf_rebase(child_, std::size(child_));
+            base_ += kWindowSize;
+        }
+    }
+
+    static void hashes(const u8* p, u32 next_hashes[2]) {
+        const u32 seq = load_u32(p);
+        next_hashes[0] = lz_hash(seq & 0xFFFFFF, kHash3Order);
+        next_hashes[1] = lz_hash(seq, kHash4Order);
+    }
+
+    /// Finds the matches at @p in_next (sorted by strictly increasing length) into
+    /// @p out and inserts the position.  Returns the end of the written matches.
+    [[gnu::always_inline]] LzMatch* get_matches(const u8* in_next, u32 max_len, u32 nice_len, u32 max_search_depth,
+                                                u32 next_hashes[2], LzMatch* out) {
+        return advance<true>(in_next, max_len, nice_len, max_search_depth, next_hashes, out);
+    }
+
+    /// Inserts the position at @p in_next without reporting matches.
+    [[gnu::always_inline]] void skip_byte(const u8* in_next, u32 nice_len, u32 max_search_depth,
+                                          u32 next_hashes[2]) {
+        advance<false>(in_next, nice_len, nice_len, max_search_depth, next_hashes, nullptr);
+    }
+
+private:
+    MfPos* left(s32 node) { return &child_[2 * (u32(node) & (kWindowSize - 1)) + 0]; }
+    MfPos* right(s32 node) { return &child_[2 * (u32(node) & (kWindowSize - 1)) + 1]; }
+
+    template <bool kRecord>
+    [[gnu::always_inline]] LzMatch* advance(const u8* in_next, u32 max_len, u32 nice_len, u32 max_search_depth,
+                                            u32 next_hashes[2], LzMatch* out) {
+        const u8* const base = base_;
+        const s32 cur_pos = s32(in_next - base);
+        const s32 cutoff = cur_pos - s32(kWindowSize);
+        u32 depth_remaining = max_search_depth;
+        u32 best_len = 3;
+
+        const u32 h3 = next_hashes[0];
+        const u32 h4 = next_hashes[1];
+        hashes(in_next + 1, next_hashes);
+        prefetch_write(&hash3_[next_hashes[0]]);
+        prefetch_write(&hash4_[next_hashes[1]]);
+
+        s32 cur_node = hash3_[h3][0];
+        hash3_[h3][0] = MfPos(cur_pos);
+        const s32 cur_node_2 = hash3_[h3][1];
+        hash3_[h3][1] = MfPos(cur_node);
+        if (kRecord && cur_node > cutoff) {
+            const u32 seq3 = load_u24(in_next);
+            if (seq3 == load_u24(base + cur_node)) {
+                out->length = 3;
+                out->offset = u16(in_next - (base + cur_node));
+                out++;
+            } else if (cur_node_2 > cutoff && seq3 == load_u24(base + cur_node_2)) {
+                out->length = 3;
+                out->offset = u16(in_next - (base + cur_node_2));
+                out++;
+            }
+        }
+
+        cur_node = hash4_[h4];
+        hash4_[h4] = MfPos(cur_pos);
+        MfPos* pending_lt = left(cur_pos);
+        MfPos* pending_gt = right(cur_pos);
+        if (cur_node <= cutoff) {
+            *pending_lt = kMfInitVal;
+            *pending_gt = kMfInitVal;
+            return out;
+        }
+        u32 best_lt_len = 0, best_gt_len = 0, len = 0;
+        for (;;) {
+            const u8* m = base + cur_node;
+            if (m[len] == in_next[len]) {
+                len = lz_extend(in_next, m, len + 1, max_len);
+                if (!kRecord || len > best_len) {
+                    if (kRecord) {
+                        best_len = len;
+                        out->length = u16(len);
+                        out->offset = u16(in_next - m);
+                        out++;
+                    }
+                    if (len >= nice_len) {
+                        *pending_lt = *left(cur_node);
+                        *pending_gt = *right(cur_node);
+                        return out;
+                    }
+                }
+            }
+            if (m[len] < in_next[len]) {
+                *pending_lt = MfPos(cur_node);
+                pending_lt = right(cur_node);
+                cur_node = *pending_lt;
+                best_lt_len = len;
+                if (best_gt_len < len) len = best_gt_len;
+            } else {
+                *pending_gt = MfPos(cur_node);
+                pending_gt = left(cur_node);
+                cur_node = *pending_gt;
+                best_gt_len = len;
+                if (best_lt_len < len) len = best_lt_len;
+            }
+            if (cur_node <= cutoff || !--depth_remaining) {
+                *pending_lt = kMfInitVal;
+                *pending_gt = kMfInitVal;
+                return out;
+            }
+        }
+    }
+
+    alignas(64) MfPos hash3_[1u << kHash3Order][kHash3Ways];
+    alignas(64) MfPos hash4_[1u << kHash4Order];
+    alignas(64) MfPos child_[2 * kWindowSize];
+    const u8* base_ = nullptr;
+};
+
+}  // namespace flowdeflate::core

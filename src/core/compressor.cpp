@@ -1,0 +1,38 @@
+// compressor.cpp - the public flowdeflate::Compressor over the core.
+#include "core/deflate_compressor.hpp"
+#include "flowdeflate/flowdeflate.hpp"
+
+namespace flowdeflate {
+
+Compressor::Compressor(int level) {
+    if (level < kMinLevel || level > kMaxLevel)
+        throw Error("flowdeflate: compression level " + std::to_string(level) + " is not in 0..12");
+    impl_ = std::make_unique<core::DeflateCompressor>(level);
+}
+Compressor::~Compressor() = default;
+Compressor::Compressor(Compressor&&) noexcept = default;
+Compressor& Compressor::operator=(Compressor&&) noexcept = default;
+
+int Compressor::level() const noexcept { return impl_->level(); }
+
+std::size_t Compressor::bound(std::size_t in_size, Format format) noexcept {
+    const std::size_t framing = format == Format::gzip ? 18 : format == Format::zlib ? 6 : 0;
+    return core::DeflateCompressor::deflate_bound(in_size) + framing;
+}
+
+std::size_t Compressor::compress(std::span<const std::uint8_t> in, std::span<std::uint8_t> out, Format format) {
+    switch (format) {
+        case Format::deflate: return impl_->deflate(in, out);
+        case Format::zlib: return impl_->zlib(in, out);
+        case Format::gzip: return impl_->gzip(in, out);
+    }
+    return 0;
+}
+
+std::vector<std::uint8_t> Compressor::compress(std::span<const std::uint8_t> in, Format format) {
+    std::vector<std::uint8_t> out(bound(in.size(), format));
+    out.resize(compress(in, out, format));
+    return out;
+}
+
+}  // namespace flowdeflate

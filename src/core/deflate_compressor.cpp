@@ -1,0 +1,137 @@
+// deflate_compressor.cpp - see deflate_compressor.hpp.
+#include "core/deflate_compressor.hpp"
+
+#include <libdeflate.h>
+
+#include <cstring>
+
+namespace flowdeflate::core {
+
+bool BlockAssembler::append(BlockCoder& coder, const ParsedBlock& block, HuffmanCodes& scratch_codes) {
+    if (overflow_) return false;
+    const HuffmanCodes* codes = block.codes;
+    if (codes == nullptr) {
+        BlockCoder::make_codes(*block.freqs, scratch_codes);
+        codes = &scratch_codes;
+    }
+    const CodedCosts costs = coder.prepare(*block.freqs, *codes);
+    const u32 length = u32(block.data.size());
+    const BlockType type = choose_block_type(costs, out_.bitcount, length);
+    const u32 cost = type == BlockType::stored           ? stored_cost(out_.bitcount, length)
+                     : type == BlockType::static_huffman ? costs.static_cost
+                                                         : costs.dynamic_cost;
+    if ((out_.bitcount + u64(cost) + 7) / 8 > out_.room()) {
+        overflow_ = true;
+        return false;
+    }
+    if (type == BlockType::stored)
+        emit_stored(out_, block.data, block.is_final);
+    else
+        coder.emit_coded(out_, type, *codes, block.seqs, block.data, block.is_final);
+    return true;
+}
+
+std::size_t compress_stored(std::span<const u8> in, std::span<u8> out) {
+    const std::size_t num_blocks = std::max<std::size_t>(1, (in.size() + kMaxStoredLen - 1) / kMaxStoredLen);
+    if (out.size() < in.size() + 5 * num_blocks) return 0;
+    BitWriter w(out.data(), out.data() + out.size());
+    emit_stored(w, in, true);
+    return std::size_t(w.next - out.data());
+}
+
+DeflateCompressor::DeflateCompressor(int level) : params_(LevelParams::for_level(level)) {
+    if (level < kMinLevel || level > kMaxLevel) throw Error("compression level must be 0..12");
+    if (level == 1)
+        fastest_ = std::make_unique<FastestParser>(params_);
+    else if (level >= 2 && level <= 4)
+        greedy_ = std::make_unique<LazyParser<LazyMode::greedy>>(params_);
+    else if (level >= 5 && level <= 7)
+        lazy_ = std::make_unique<LazyParser<LazyMode::lazy>>(params_);
+    else if (level >= 8 && level <= 9)
+        lazy2_ = std::make_unique<LazyParser<LazyMode::lazy2>>(params_);
+    else if (level >= 10)
+        near_optimal_ = std::make_unique<NearOptimalParser>(params_);
+}
+
+DeflateCompressor::~DeflateCompressor() = default;
+
+std::size_t DeflateCompressor::deflate_bound(std::size_t in_size) {
+    // Never worse than stored blocks of at least kMinBlockLength bytes (libdeflate's bound).
+    const std::size_t max_blocks = std::max<std::size_t>((in_size + kMinBlockLength - 1) / kMinBlockLength, 1);
+    return 5 * max_blocks + in_size;
+}
+
+std::size_t DeflateCompressor::deflate(std::span<const u8> in, std::span<u8> out) {
+    if (in.size() <= params_.max_passthrough_size) return compress_stored(in, out);
+    BitWriter w(out.data(), out.data() + out.size());
+    BlockAssembler assembler(w);
+    parse(in, [&](const ParsedBlock& b) { assembler.append(coder_, b, scratch_codes_); });
+    if (assembler.overflowed()) return 0;
+    w.finish();
+    return std::size_t(w.next - out.data());
+}
+
+template <class Sink>
+void DeflateCompressor::parse(std::span<const u8> in, Sink&& sink) {
+    const u8* begin = in.data();
+    const u8* end = begin + in.size();
+    if (fastest_)
+        fastest_->parse(begin, end, sink);
+    else if (greedy_)
+        greedy_->parse(begin, end, sink);
+    else if (lazy_)
+        lazy_->parse(begin, end, sink);
+    else if (lazy2_)
+        lazy2_->parse(begin, end, sink);
+    else if (near_optimal_)
+        near_optimal_->parse(begin, end, BlockSinkRef(sink));
+}
+
+namespace {
+void put_le32(u8* p, u32 v) {
+    p[0] = u8(v);
+    p[1] = u8(v >> 8);
+    p[2] = u8(v >> 16);
+    p[3] = u8(v >> 24);
+}
+constexpr std::size_t kGzipHeaderSize = 10;
+constexpr std::size_t kGzipFooterSize = 8;
+constexpr std::size_t kZlibHeaderSize = 2;
+constexpr std::size_t kZlibFooterSize = 4;
+}  // namespace
+
+std::size_t DeflateCompressor::gzip(std::span<const u8> in, std::span<u8> out) {
+    if (out.size() <= kGzipHeaderSize + kGzipFooterSize) return 0;
+    u8* p = out.data();
+    // ID1 ID2 CM=deflate FLG=0 MTIME=0 XFL OS=255 (unknown), as libdeflate writes them.
+    const u8 xfl = params_.level < 2 ? 4 : params_.level >= 8 ? 2 : 0;
+    const u8 header[kGzipHeaderSize] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, xfl, 0xff};
+    std::memcpy(p, header, kGzipHeaderSize);
+    const std::size_t n = deflate(in, out.subspan(kGzipHeaderSize, out.size() - kGzipHeaderSize - kGzipFooterSize));
+    if (n == 0) return 0;
+    p += kGzipHeaderSize + n;
+    put_le32(p, u32(libdeflate_crc32(0, in.data(), in.size())));
+    put_le32(p + 4, u32(in.size()));
+    return kGzipHeaderSize + n + kGzipFooterSize;
+}
+
+std::size_t DeflateCompressor::zlib(std::span<const u8> in, std::span<u8> out) {
+    if (out.size() <= kZlibHeaderSize + kZlibFooterSize) return 0;
+    const int level = params_.level;
+    const u32 level_hint = level < 2 ? 0 : level < 6 ? 1 : level < 8 ? 2 : 3;
+    u32 hdr = (8u << 8) | (7u << 12) | (level_hint << 6);
+    hdr |= 31 - (hdr % 31);
+    out[0] = u8(hdr >> 8);
+    out[1] = u8(hdr);
+    const std::size_t n = deflate(in, out.subspan(kZlibHeaderSize, out.size() - kZlibHeaderSize - kZlibFooterSize));
+    if (n == 0) return 0;
+    const u32 adler = u32(libdeflate_adler32(1, in.data(), in.size()));
+    u8* p = out.data() + kZlibHeaderSize + n;
+    p[0] = u8(adler >> 24);
+    p[1] = u8(adler >> 16);
+    p[2] = u8(adler >> 8);
+    p[3] = u8(adler);
+    return kZlibHeaderSize + n + kZlibFooterSize;
+}
+
+}  // namespace flowdeflate::core

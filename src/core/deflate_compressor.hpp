@@ -1,0 +1,71 @@
+// deflate_compressor.hpp - the sequential compressor, composed of the same pieces the
+// parallel pipeline uses: a parser (chosen by level) hands ParsedBlocks to the
+// BlockCoder, and an assembler appends them at the real bit offset, deciding stored
+// blocks there.  Wrappers add the zlib and gzip framing libdeflate writes.
+#pragma once
+
+#include <memory>
+#include <span>
+
+#include "core/block_coder.hpp"
+#include "core/parsed_block.hpp"
+#include "core/parser_fastest.hpp"
+#include "core/parser_lazy.hpp"
+#include "core/parser_near_optimal.hpp"
+#include "flowdeflate/flowdeflate.hpp"
+
+namespace flowdeflate::core {
+
+
+/// Appends coded blocks to a bit stream: the one place where stored blocks are chosen,
+/// because only here is the bit offset known.
+class BlockAssembler {
+public:
+    explicit BlockAssembler(BitWriter& out) : out_(out) {}
+
+    /// Codes @p block and appends it; returns false (and writes nothing more) when it
+    /// does not fit in the output.
+    bool append(BlockCoder& coder, const ParsedBlock& block, HuffmanCodes& scratch_codes);
+
+    [[nodiscard]] bool overflowed() const { return overflow_; }
+
+private:
+    BitWriter& out_;
+    bool overflow_ = false;
+};
+
+/// Writes @p in as stored blocks only (level 0, and tiny inputs at every level).
+/// Returns the size written, or 0 when it does not fit.
+std::size_t compress_stored(std::span<const u8> in, std::span<u8> out);
+
+class DeflateCompressor {
+public:
+    explicit DeflateCompressor(int level);
+    ~DeflateCompressor();
+
+    [[nodiscard]] int level() const { return params_.level; }
+    [[nodiscard]] const LevelParams& params() const { return params_; }
+
+    /// Raw DEFLATE; returns the size written or 0 when @p out is too small.
+    std::size_t deflate(std::span<const u8> in, std::span<u8> out);
+    /// zlib and gzip framing around deflate(), as libdeflate writes them.
+    std::size_t zlib(std::span<const u8> in, std::span<u8> out);
+    std::size_t gzip(std::span<const u8> in, std::span<u8> out);
+
+    static std::size_t deflate_bound(std::size_t in_size);
+
+    /// Runs the level's parser over @p in and passes each ParsedBlock to @p sink.
+    template <class Sink> void parse(std::span<const u8> in, Sink&& sink);
+
+private:
+    LevelParams params_;
+    BlockCoder coder_;
+    HuffmanCodes scratch_codes_{};
+    std::unique_ptr<FastestParser> fastest_;
+    std::unique_ptr<LazyParser<LazyMode::greedy>> greedy_;
+    std::unique_ptr<LazyParser<LazyMode::lazy>> lazy_;
+    std::unique_ptr<LazyParser<LazyMode::lazy2>> lazy2_;
+    std::unique_ptr<NearOptimalParser> near_optimal_;
+};
+
+}  // namespace flowdeflate::core

@@ -1,0 +1,171 @@
+// hc_match_finder.hpp - the hash-chain match finder of levels 2-9 (libdeflate's
+// hc_matchfinder).
+//
+// A 3-byte hash table remembers the most recent position for length-3 matches; a 4-byte
+// hash table heads chains (linked through next_tab_, indexed by position mod 32 KiB) of
+// all earlier positions with the same 4-byte hash.  A search walks the chain newest
+// first, at most max_search_depth nodes, and stops early at nice_len.  Every position is
+// inserted, searched or skipped, so the state at p is a function of the 32 KiB before p
+// (plus libdeflate's quirk that the very first position is hashed as bucket 0).
+#pragma once
+
+#include "core/match_finder_common.hpp"
+
+namespace flowdeflate::core {
+
+class HcMatchFinder {
+public:
+    static constexpr u32 kHash3Order = 15;
+    static constexpr u32 kHash4Order = 16;
+
+    void init(const u8* base) {
+        mf_init(hash3_, std::size(hash3_));
+        mf_init(hash4_, std::size(hash4_));
+        base_ = base;
+    }
+    [[nodiscard]] const u8* base() const { return base_; }
+
+    static void hashes(const u8* p, u32 next_hashes[2]) {
+        const u32 seq = load_u32(p);
+        next_hashes[0] = lz_hash(seq & 0xFFFFFF, kHash3Order);
+        next_hashes[1] = lz_hash(seq, kHash4Order);
+    }
+
+    /// Longest match at @p in_next longer than @p best_len, inserting the position.
+    /// Returns best_len unchanged when nothing longer was found.
+    [[gnu::always_inline]] u32 longest_match(const u8* in_next, u32 best_len, u32 max_len, u32 nice_len,
+                                             u32 max_search_depth, u32 next_hashes[2], u32& offset_out) {
+        u32 depth_remaining = max_search_depth;
+        const u8* best = in_next;
+        u32 cur_pos = u32(in_next - base_);
+        if (cur_pos == kWindowSize) {
+            slide();
+            cur_pos = 0;
+        }
+        const u8* const base = base_;
+        const MfPos cutoff = MfPos(s32(cur_pos) - s32(kWindowSize));
+        if (max_len < 5) [[unlikely]]
+            goto out;
+        {
+            const u32 h3 = next_hashes[0];
+            const u32 h4 = next_hashes[1];
+            const MfPos node3 = hash3_[h3];
+            MfPos node4 = hash4_[h4];
+            hash3_[h3] = MfPos(cur_pos);
+            hash4_[h4] = MfPos(cur_pos);
+            next_[cur_pos] = node4;
+            hashes(in_next + 1, next_hashes);
+            prefetch_write(&hash3_[next_hashes[0]]);
+            prefetch_write(&hash4_[next_hashes[1]]);
+
+            const u8* m;
+            if (best_len < 4) {
+                if (node3 <= cutoff) goto out;
+                const u32 seq4 = load_u32(in_next);
+                if (best_len < 3) {
+                    m = base + node3;
+                    if (load_u24(m) == (seq4 & 0xFFFFFF)) {
+                        best_len = 3;
+                        best = m;
+                    }
+                }
+                if (node4 <= cutoff) goto out;
+                for (;;) {
+                    m = base + node4;
+                    if (load_u32(m) == seq4) break;
+                    node4 = next_[u16(node4) & (kWindowSize - 1)];
+                    if (node4 <= cutoff || !--depth_remaining) goto out;
+                }
+                best = m;
+                best_len = lz_extend(in_next, m, 4, max_len);
+                if (best_len >= nice_len) goto out;
+                node4 = next_[u16(node4) & (kWindowSize - 1)];
+                if (node4 <= cutoff || !--depth_remaining) goto out;
+            } else {
+                if (node4 <= cutoff || best_len >= nice_len) goto out;
+            }
+            for (;;) {
+                for (;;) {
+                    m = base + node4;
+                    if (load_u32(m + best_len - 3) == load_u32(in_next + best_len - 3) &&
+                        load_u32(m) == load_u32(in_next))
+                        break;
+                    node4 = next_[u16(node4) & (kWindowSize - 1)];
+                    if (node4 <= cutoff || !--depth_remaining) goto out;
+                }
+                const u32 len = lz_extend(in_next, m, 4, max_len);
+                if (len > best_len) {
+                    best_len = len;
+                    best = m;
+                    if (best_len >= nice_len) goto out;
+                }
+                node4 = next_[u16(node4) & (kWindowSize - 1)];
+                if (node4 <= cutoff || !--depth_remaining) goto out;
+            }
+        }
+    out:
+        offset_out = u32(in_next - best);
+        return best_len;
+    }
+
+    /// Inserts @p count positions from @p in_next without searching.
+    [[gnu::always_inline]] void skip_bytes(const u8* in_next, const u8* in_end, u32 count, u32 next_hashes[2]) {
+        if (count + 5 > std::size_t(in_end - in_next)) [[unlikely]]
+            return;
+        u32 cur_pos = u32(in_next - base_);
+        u32 h3 = next_hashes[0];
+        u32 h4 = next_hashes[1];
+        u32 remaining = count;
+        do {
+            if (cur_pos == kWindowSize) {
+                slide();
+                cur_pos = 0;
+            }
+            hash3_[h3] = MfPos(cur_pos);
+            next_[cur_pos] = hash4_[h4];
+            hash4_[h4] = MfPos(cur_pos);
+            const u32 seq = load_u32(++in_next);
+            h3 = lz_hash(seq & 0xFFFFFF, kHash3Order);
+            h4 = lz_hash(seq, kHash4Order);
+            cur_pos++;
+        } while (--remaining);
+        prefetch_write(&hash3_[h3]);
+        prefetch_write(&hash4_[h4]);
+        next_hashes[0] = h3;
+        next_hashes[1] = h4;
+    }
+
+    /// Brings a fresh finder to the state libdeflate has at @p p: every position of the
+    /// 32 KiB before p inserted, with the base libdeflate has there (@p base <= p).
+    void prime(const u8* input_begin, const u8* base, const u8* p, u32 next_hashes[2]) {
+        init(base);
+        const u8* from = std::max(input_begin, p - std::min<std::size_t>(p - input_begin, kWindowSize - 1));
+        if (from == input_begin) {
+            next_hashes[0] = next_hashes[1] = 0;  // libdeflate's first position: bucket 0
+        } else {
+            hashes(from, next_hashes);
+        }
+        for (const u8* q = from; q < p; ++q) {
+            const u32 pos = u32(s32(q - base_)) ;
+            hash3_[next_hashes[0]] = MfPos(pos);
+            next_[pos & (kWindowSize - 1)] = hash4_[next_hashes[1]];
+            hash4_[next_hashes[1]] = MfPos(pos);
+            hashes(q + 1, next_hashes);
+        }
+    }
+
+private:
+    void slide() {
+        mf_rebase(hash3_, std::size(hash3_));
+        mf_rebase(hash4_, std::size(hash4_));
+        mf_rebase(next_, std::size(next_));
+        base_ += kWindowSize;
+    }
+
+    alignas(64) MfPos hash3_[1u << kHash3Order];
+    alignas(64) MfPos hash4_[1u << kHash4Order];
+    alignas(64) MfPos next_[kWindowSize];
+    const u8* base_ = nullptr;
+};
+
+}  // namespace flowdeflate::core

@@ -1,0 +1,63 @@
+// match_finder_common.hpp - what libdeflate's three match finders share.
+//
+// Positions are stored as 16-bit offsets from a base pointer that advances by the window
+// size (32 KiB) whenever the current position reaches it ("sliding"): every stored entry
+// then drops by 32768 with signed saturation, so entries that fell out of the window
+// become kInitVal.  An entry is usable while it is greater than `cur_pos - 32768`, so a
+// match finder's view at position p depends only on what was inserted in the 32 KiB
+// before p - which is what lets a search start anywhere after priming from that history.
+#pragma once
+
+#include <cstring>
+
+#include "core/deflate_format.hpp"
+
+namespace flowdeflate::core {
+
+using MfPos = s16;
+inline constexpr MfPos kMfInitVal = MfPos(-s32(kWindowSize));
+
+[[gnu::always_inline]] inline u32 load_u32(const u8* p) {
+    u32 v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+[[gnu::always_inline]] inline u64 load_u64(const u8* p) {
+    u64 v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+[[gnu::always_inline]] inline u32 load_u24(const u8* p) { return load_u32(p) & 0xFFFFFF; }
+
+/// libdeflate's multiplicative hash.
+[[gnu::always_inline]] inline u32 lz_hash(u32 seq, u32 num_bits) { return u32(seq * 0x1E35A7BDu) >> (32 - num_bits); }
+
+inline void mf_init(MfPos* data, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) data[i] = kMfInitVal;
+}
+
+/// Subtracts 32768 from every entry with signed saturation (branch-free).
+inline void mf_rebase(MfPos* data, std::size_t count) {
+    auto* d = reinterpret_cast<u16*>(data);
+    for (std::size_t i = 0; i < count; ++i) {
+        const u16 v = d[i];
+        d[i] = u16(0x8000 | (v & ~u16(s16(v) >> 15)));
+    }
+}
+
+/// Length of the common prefix of @p a and @p b, known to be at least @p start_len and
+/// capped at @p max_len.
+[[gnu::always_inline]] inline u32 lz_extend(const u8* a, const u8* b, u32 start_len, u32 max_len) {
+    u32 len = start_len;
+    while (len + 8 <= max_len) {
+        const u64 v = load_u64(a + len) ^ load_u64(b + len);
+        if (v != 0) return len + (u32(__builtin_ctzll(v)) >> 3);
+        len += 8;
+    }
+    while (len < max_len && a[len] == b[len]) len++;
+    return len;
+}
+
+[[gnu::always_inline]] inline void prefetch_write(const void* p) { __builtin_prefetch(p, 1); }
+
+}  // namespace flowdeflate::core

@@ -1,0 +1,103 @@
+// parser_fastest.hpp - level 1: greedy parsing over the hash-table match finder, with
+// fixed-size blocks (no split statistics): a block ends after 65535 bytes (or the rest of
+// the input, if less than 5000 more would remain) or 8192 matches.
+#pragma once
+
+#include <memory>
+
+#include "core/block_split.hpp"
+#include "core/ht_match_finder.hpp"
+#include "core/parsed_block.hpp"
+
+namespace flowdeflate::core {
+
+/// Everything the level-1 parse carries from one position to the next, besides the
+/// match finder (which priming rebuilds from the 32 KiB before the position).
+struct FastestParseState {
+    const u8* block_begin = nullptr;
+    const u8* mf_base = nullptr;  ///< the match finder's base pointer (see ht_match_finder.hpp)
+    u32 next_hash = 0;
+    u32 num_matches = 0;  ///< matches already in the current block
+};
+
+class FastestParser {
+public:
+    explicit FastestParser(const LevelParams& params) : nice_len_(params.nice_match_length) {}
+
+    /// Parses [in_begin, in_end) from the start.
+    template <class Sink, class Trace = NoTrace>
+    void parse(const u8* in_begin, const u8* in_end, Sink&& sink, Trace&& trace = Trace{}) {
+        mf_.init(in_begin);
+        FastestParseState st{in_begin, in_begin, 0, 0};
+        run(in_begin, in_end, st, sink, trace);
+    }
+
+    /// Resumes at @p pos with state @p st, priming the match finder from the input
+    /// before pos (which must be readable back to pos - 32 KiB or @p in_begin).
+    template <class Sink, class Trace = NoTrace>
+    void resume(const u8* in_begin, const u8* pos, const u8* in_end, FastestParseState st, Sink&& sink,
+                Trace&& trace = Trace{}) {
+        u32 h = 0;
+        mf_.prime(in_begin, st.mf_base, pos, h);
+        run(pos, in_end, st, sink, trace);
+    }
+
+private:
+    template <class Sink, class Trace>
+    void run(const u8* in_next, const u8* in_end, FastestParseState st, Sink& sink, Trace& trace) {
+        SequenceBuilder b;
+        const u8* block_begin = st.block_begin;
+        bool resumed_mid_block = st.num_matches != 0 || block_begin != in_next;
+        do {
+            if (!resumed_mid_block) block_begin = in_next;
+            const u8* const max_block_end = choose_max_block_end(block_begin, in_end, kFastSoftMaxBlockLength);
+            const u8* const first_item = in_next;
+            b.begin(seqs_.get() + (resumed_mid_block ? st.num_matches : 0), &freqs_);
+            const Sequence* const seq_limit = seqs_.get() + kFastSeqStoreLength;
+            resumed_mid_block = false;
+            do {
+                if constexpr (std::decay_t<Trace>::kEnabled) {
+                    st.block_begin = block_begin;
+                    st.mf_base = mf_.base();
+                    st.num_matches = u32(b.num_matches() + (b.first() - seqs_.get()));
+                    trace.on_step(in_next, st);
+                }
+                const std::size_t remaining = std::size_t(in_end - in_next);
+                u32 max_len = kMaxMatchLen, nice_len = std::min(nice_len_, kMaxMatchLen);
+                if (remaining < kMaxMatchLen) [[unlikely]] {
+                    max_len = u32(remaining);
+                    if (max_len < HtMatchFinder::kRequiredBytes) {
+                        do {
+                            trace.on_literal(in_next);
+                            b.literal(*in_next++);
+                        } while (--max_len);
+                        break;
+                    }
+                    nice_len = std::min(nice_len, max_len);
+                }
+                u32 offset;
+                const u32 length = mf_.longest_match(in_next, max_len, nice_len, st.next_hash, offset);
+                if (length) {
+                    trace.on_match(in_next, length, offset);
+                    b.match(length, offset);
+                    mf_.skip_bytes(in_next + 1, in_end, length - 1, st.next_hash);
+                    in_next += length;
+                } else {
+                    trace.on_literal(in_next);
+                    b.literal(*in_next++);
+                }
+            } while (in_next < max_block_end && b.first() + b.num_matches() < seq_limit);
+            freqs_.litlen[kEndOfBlock]++;
+            sink(ParsedBlock{{first_item, std::size_t(in_next - first_item)}, b.first(), &freqs_, nullptr,
+                             in_next == in_end});
+        } while (in_next != in_end);
+    }
+
+    u32 nice_len_;
+    SymbolFreqs freqs_{};
+    std::unique_ptr<Sequence[]> seqs_{new Sequence[kFastSeqStoreLength + 1]};
+    std::unique_ptr<HtMatchFinder> mf_holder_{new HtMatchFinder};
+    HtMatchFinder& mf_ = *mf_holder_;
+};
+
+}  // namespace flowdeflate::core

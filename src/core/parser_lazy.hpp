@@ -1,0 +1,219 @@
+// parser_lazy.hpp - levels 2-9: greedy (2-4), lazy (5-7) and lazy2 (8-9) parsing over the
+// hash-chain match finder, with libdeflate's block splitting and min-match-length
+// heuristics.
+//
+// greedy takes the longest match at each position.  lazy first looks one position ahead
+// (with half the search depth) and prefers a literal plus the next match when that match
+// is better by libdeflate's score 4*(len gain) + (log2 offset loss) > 2; lazy2 also
+// looks two ahead (quarter depth, score > 6).  A match of length 3 is refused when its
+// offset is large (over 4096 greedy, 8192 lazy).  The min match length is chosen from
+// the block's first 4 KiB and, for lazy/lazy2, recalculated from the block's literal
+// counts after 10000 bytes and then whenever the block doubles.
+//
+// The parse state between two steps is LazyParseState plus the match finder; the match
+// finder is rebuilt by priming, so a parse can resume at any step position.
+#pragma once
+
+#include <memory>
+
+#include "core/block_split.hpp"
+#include "core/hc_match_finder.hpp"
+#include "core/parsed_block.hpp"
+
+namespace flowdeflate::core {
+
+enum class LazyMode { greedy, lazy, lazy2 };
+
+/// Everything the parse carries from one step to the next, besides the match finder.
+struct LazyParseState {
+    const u8* block_begin = nullptr;
+    const u8* next_recalc_min_len = nullptr;  ///< lazy/lazy2: next recalculation point
+    const u8* mf_base = nullptr;              ///< the match finder's base pointer
+    u32 min_len = 0;
+    u32 next_hashes[2] = {0, 0};
+    u32 num_matches = 0;  ///< matches already in the current block
+    BlockSplitStats split_stats{};
+    SymbolFreqs freqs{};  ///< symbol counts of the current block so far
+};
+
+[[gnu::always_inline]] inline int bsr32(u32 v) { return 31 - __builtin_clz(v); }
+
+template <LazyMode kMode>
+class LazyParser {
+public:
+    explicit LazyParser(const LevelParams& params)
+        : max_search_depth_(params.max_search_depth), nice_match_length_(params.nice_match_length) {}
+
+    template <class Sink, class Trace = NoTrace>
+    void parse(const u8* in_begin, const u8* in_end, Sink&& sink, Trace&& trace = Trace{}) {
+        mf_.init(in_begin);
+        st_.block_begin = nullptr;  // begin a new block at in_begin
+        st_.next_hashes[0] = st_.next_hashes[1] = 0;
+        run(in_begin, in_end, sink, trace);
+    }
+
+    /// Resumes at @p pos with @p st (captured at a step position of an earlier parse of
+    /// the same input), priming the match finder from the 32 KiB before pos.
+    template <class Sink, class Trace = NoTrace>
+    void resume(const u8* in_begin, const u8* pos, const u8* in_end, const LazyParseState& st, Sink&& sink,
+                Trace&& trace = Trace{}) {
+        st_ = st;
+        u32 h[2];
+        mf_.prime(in_begin, st.mf_base, pos, h);
+        run(pos, in_end, sink, trace);
+    }
+
+private:
+    static constexpr bool kLazy = kMode != LazyMode::greedy;
+
+    template <class Sink, class Trace>
+    void run(const u8* in_next, const u8* in_end, Sink& sink, Trace& trace) {
+        const u32 depth = max_search_depth_;
+        SequenceBuilder b;
+        LazyParseState& st = st_;
+        bool resumed = st.block_begin != nullptr;
+        do {
+            Sequence* first_seq = seqs_.get();
+            if (!resumed) {
+                st.block_begin = in_next;
+                st.next_recalc_min_len = in_next + std::min<std::size_t>(in_end - in_next, 10000);
+                st.split_stats.reset();
+                b.begin(first_seq, &st.freqs);
+                st.min_len = calculate_min_match_len(
+                    in_next, choose_max_block_end(in_next, in_end, kSoftMaxBlockLength) - in_next, depth);
+                st.num_matches = 0;
+            } else {
+                // Continue the block: keep its counts, append after its earlier matches.
+                const SymbolFreqs saved = st.freqs;
+                first_seq += st.num_matches;
+                b.begin(first_seq, &st.freqs);
+                st.freqs = saved;
+            }
+            resumed = false;
+            const u8* const block_begin = st.block_begin;
+            const u8* const max_block_end = choose_max_block_end(block_begin, in_end, kSoftMaxBlockLength);
+            const u8* const first_item = in_next;
+            const Sequence* const seq_limit = seqs_.get() + kSeqStoreLength;
+            const u32 matches_before = st.num_matches;
+            u32 min_len = st.min_len;
+            do {
+                if constexpr (std::decay_t<Trace>::kEnabled) {
+                    st.min_len = min_len;
+                    st.mf_base = mf_.base();
+                    st.num_matches = matches_before + u32(b.num_matches());
+                    trace.on_step(in_next, st);
+                }
+                u32 max_len = kMaxMatchLen, nice_len = std::min(nice_match_length_, kMaxMatchLen);
+                if constexpr (!kLazy) {
+                    adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
+                    u32 offset;
+                    const u32 length = mf_.longest_match(in_next, min_len - 1, max_len, nice_len, depth,
+                                                         st.next_hashes, offset);
+                    if (length >= min_len && (length > kMinMatchLen || offset <= 4096)) {
+                        trace.on_match(in_next, length, offset);
+                        b.match(length, offset);
+                        st.split_stats.observe_match(length);
+                        mf_.skip_bytes(in_next + 1, in_end, length - 1, st.next_hashes);
+                        in_next += length;
+                    } else {
+                        trace.on_literal(in_next);
+                        st.split_stats.observe_literal(*in_next);
+                        b.literal(*in_next++);
+                    }
+                } else {
+                    if (in_next >= st.next_recalc_min_len) {
+                        min_len = recalculate_min_match_len(st.freqs.litlen, depth);
+                        st.next_recalc_min_len +=
+                            std::min<std::size_t>(in_end - st.next_recalc_min_len, in_next - block_begin);
+                    }
+                    adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
+                    u32 cur_offset;
+                    u32 cur_len = mf_.longest_match(in_next, min_len - 1, max_len, nice_len, depth,
+                                                    st.next_hashes, cur_offset);
+                    if (cur_len < min_len || (cur_len == kMinMatchLen && cur_offset > 8192)) {
+                        trace.on_literal(in_next);
+                        st.split_stats.observe_literal(*in_next);
+                        b.literal(*in_next++);
+                        continue;
+                    }
+                    const u8* match_pos = in_next;
+                    in_next++;
+                    for (;;) {  // we hold a match (cur_len, cur_offset) starting at in_next - 1
+                        if (cur_len >= nice_len) {
+                            choose_match(b, st, trace, match_pos, cur_len, cur_offset);
+                            mf_.skip_bytes(in_next, in_end, cur_len - 1, st.next_hashes);
+                            in_next += cur_len - 1;
+                            break;
+                        }
+                        adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
+                        u32 next_offset;
+                        u32 next_len = mf_.longest_match(in_next, cur_len - 1, max_len, nice_len, depth >> 1,
+                                                         st.next_hashes, next_offset);
+                        in_next++;
+                        if (next_len >= cur_len &&
+                            4 * int(next_len - cur_len) + (bsr32(cur_offset) - bsr32(next_offset)) > 2) {
+                            choose_literal(b, st, trace, in_next - 2);
+                            cur_len = next_len;
+                            cur_offset = next_offset;
+                            match_pos = in_next - 1;
+                            continue;
+                        }
+                        if constexpr (kMode == LazyMode::lazy2) {
+                            adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
+                            next_len = mf_.longest_match(in_next, cur_len - 1, max_len, nice_len, depth >> 2,
+                                                         st.next_hashes, next_offset);
+                            in_next++;
+                            if (next_len >= cur_len &&
+                                4 * int(next_len - cur_len) + (bsr32(cur_offset) - bsr32(next_offset)) > 6) {
+                                choose_literal(b, st, trace, in_next - 3);
+                                choose_literal(b, st, trace, in_next - 2);
+                                cur_len = next_len;
+                                cur_offset = next_offset;
+                                match_pos = in_next - 1;
+                                continue;
+                            }
+                            choose_match(b, st, trace, match_pos, cur_len, cur_offset);
+                            if (cur_len > 3) {
+                                mf_.skip_bytes(in_next, in_end, cur_len - 3, st.next_hashes);
+                                in_next += cur_len - 3;
+                            }
+                        } else {
+                            choose_match(b, st, trace, match_pos, cur_len, cur_offset);
+                            mf_.skip_bytes(in_next, in_end, cur_len - 2, st.next_hashes);
+                            in_next += cur_len - 2;
+                        }
+                        break;
+                    }
+                }
+            } while (in_next < max_block_end && b.first() + b.num_matches() < seq_limit &&
+                     !st.split_stats.should_end_block(block_begin, in_next, in_end));
+            st.freqs.litlen[kEndOfBlock]++;
+            sink(ParsedBlock{{first_item, std::size_t(in_next - first_item)}, b.first(), &st.freqs, nullptr,
+                             in_next == in_end});
+        } while (in_next != in_end);
+    }
+
+    template <class Trace>
+    [[gnu::always_inline]] static void choose_literal(SequenceBuilder& b, LazyParseState& st, Trace& trace,
+                                                      const u8* p) {
+        trace.on_literal(p);
+        st.split_stats.observe_literal(*p);
+        b.literal(*p);
+    }
+    template <class Trace>
+    [[gnu::always_inline]] static void choose_match(SequenceBuilder& b, LazyParseState& st, Trace& trace,
+                                                    const u8* p, u32 len, u32 offset) {
+        trace.on_match(p, len, offset);
+        st.split_stats.observe_match(len);
+        b.match(len, offset);
+    }
+
+    u32 max_search_depth_;
+    u32 nice_match_length_;
+    LazyParseState st_{};
+    std::unique_ptr<Sequence[]> seqs_{new Sequence[kSeqStoreLength + 1]};
+    std::unique_ptr<HcMatchFinder> mf_holder_{new HcMatchFinder};
+    HcMatchFinder& mf_ = *mf_holder_;
+};
+
+}  // namespace flowdeflate::core

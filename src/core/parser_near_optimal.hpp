@@ -1,0 +1,95 @@
+// parser_near_optimal.hpp - levels 10-12: libdeflate's near-optimal parser.
+//
+// Matching and choosing are separate passes per block.  First the binary-tree match
+// finder records every match at every position (except inside very long matches) in a
+// match cache while block-split statistics, taken from a greedy view of the same
+// matches, decide where the block ends; when a change in the data ends the block, the
+// block is rewound to the previous check point and the matches after it are kept for the
+// next block.  Then a minimum-cost path through the block's literal/match graph is found
+// under a cost model, repeatedly: the first pass uses default costs (blended with the
+// previous block's when the blocks look alike), later passes the Huffman code lengths of
+// the previous pass.  An all-literals block, and for small blocks a path optimised for
+// the static code, are also priced.  The block then goes to the coder as sequences with
+// the Huffman codes already built.
+#pragma once
+
+#include <memory>
+
+#include "core/block_coder.hpp"
+#include "core/block_split.hpp"
+#include "core/bt_match_finder.hpp"
+#include "core/parsed_block.hpp"
+
+namespace flowdeflate::core {
+
+/// A callback reference for finished blocks (one call per block, so an indirect call).
+class BlockSinkRef {
+public:
+    template <class F>
+    BlockSinkRef(F& f) : ctx_(&f), fn_([](void* c, const ParsedBlock& b) { (*static_cast<F*>(c))(b); }) {}
+    void operator()(const ParsedBlock& b) const { fn_(ctx_, b); }
+
+private:
+    void* ctx_;
+    void (*fn_)(void*, const ParsedBlock&);
+};
+
+class NearOptimalParser {
+public:
+    explicit NearOptimalParser(const LevelParams& params);
+    ~NearOptimalParser();
+
+    void parse(const u8* in_begin, const u8* in_end, BlockSinkRef sink);
+
+private:
+    struct Costs {
+        u32 literal[kNumLiterals];
+        u32 length[kMaxMatchLen + 1];
+        u32 offset_slot[kNumOffsetSyms];
+    };
+    struct OptimumNode {
+        u32 cost_to_end;
+        u32 item;  // low 9 bits: length (1 = literal); high bits: offset or literal byte
+    };
+    static constexpr u32 kOptimumOffsetShift = 9;
+    static constexpr u32 kOptimumLenMask = (1u << kOptimumOffsetShift) - 1;
+    static constexpr u32 kMaxMatchesPerPos = kMaxMatchLen - kMinMatchLen + 1;
+    static constexpr u32 kMatchCacheLength = kSoftMaxBlockLength * 5;
+
+    void optimize_and_emit_block(const u8* block_begin, u32 block_length, const LzMatch* cache_end,
+                                 bool is_first_block, bool is_final_block, bool& used_only_literals,
+                                 BlockSinkRef sink);
+    void find_min_cost_path(u32 block_length, const LzMatch* cache_end);
+    void tally_item_list(u32 block_length);
+    void choose_all_literals(const u8* block, u32 block_length);
+    void set_costs_from_codes(const HuffmanCodes& codes);
+    void choose_default_litlen_costs(const u8* block_begin, u32 block_length, u32& lit_cost, u32& len_sym_cost);
+    void set_default_costs(u32 lit_cost, u32 len_sym_cost);
+    void adjust_costs(u32 lit_cost, u32 len_sym_cost);
+    void adjust_costs_impl(u32 lit_cost, u32 len_sym_cost, int change_amount);
+    void set_initial_costs(const u8* block_begin, u32 block_length, bool is_first_block);
+    void init_stats();
+    void merge_stats();
+    void save_stats();
+    void clear_old_stats();
+    u32 true_cost() { return coder_.dynamic_cost_without_header(freqs_, codes_); }
+
+    LevelParams params_;
+    BlockCoder coder_;  // for the exact dynamic-block cost and the static code lengths
+    SymbolFreqs freqs_{};
+    HuffmanCodes codes_{};
+    BlockSplitStats split_stats_{};
+    Costs costs_{};
+    Costs costs_saved_{};
+    u32 prev_observations_[BlockSplitStats::kTypes]{};
+    u32 prev_num_observations_ = 0;
+    u32 new_match_len_freqs_[kMaxMatchLen + 1]{};
+    u32 match_len_freqs_[kMaxMatchLen + 1]{};
+    u8 offset_slot_full_[kWindowSize + 1]{};
+    std::unique_ptr<LzMatch[]> match_cache_;
+    std::unique_ptr<OptimumNode[]> optimum_nodes_;
+    std::unique_ptr<Sequence[]> seqs_;
+    std::unique_ptr<BtMatchFinder> mf_;
+};
+
+}  // namespace flowdeflate::core

@@ -1,0 +1,82 @@
+// sequence.hpp - what a parser hands to the block coder: a run of literals followed by a
+// match (or by the end of the block), plus the symbol frequencies of the block.
+//
+// Parsing (choosing literals and matches) and coding (Huffman codes and bits) meet only
+// here, so either side can run anywhere: the parallel pipeline parses in one task and
+// codes in another.
+#pragma once
+
+#include <cstring>
+
+#include "core/deflate_format.hpp"
+
+namespace flowdeflate::core {
+
+/// A run of `litrunlen()` literals (read from the input, not stored) followed by a match
+/// of `length()` bytes at `offset`, or by the end of the block when length() == 0.
+struct Sequence {
+    static constexpr u32 kLengthShift = 23;
+    static constexpr u32 kLitrunMask = (1u << kLengthShift) - 1;
+    static_assert(kMaxBlockLength <= kLitrunMask);
+
+    u32 litrunlen_and_length;
+    u16 offset;
+    u16 offset_slot;
+
+    [[nodiscard]] u32 litrunlen() const { return litrunlen_and_length & kLitrunMask; }
+    [[nodiscard]] u32 length() const { return litrunlen_and_length >> kLengthShift; }
+};
+
+/// Symbol frequencies of one block, for the literal/length and offset alphabets.
+struct SymbolFreqs {
+    u32 litlen[kNumLitlenSyms];
+    u32 offset[kNumOffsetSyms];
+
+    void clear() { std::memset(this, 0, sizeof(*this)); }
+};
+
+/// A block's Huffman codes: bit-reversed codewords and their lengths.
+struct HuffmanCodes {
+    u32 litlen_codewords[kNumLitlenSyms];
+    u32 offset_codewords[kNumOffsetSyms];
+    u8 litlen_lens[kNumLitlenSyms];
+    u8 offset_lens[kNumOffsetSyms];
+};
+
+/// Appends parser choices to a sequence list and counts their symbols.  One object per
+/// block; the parser owns the storage (no allocation per block).
+class SequenceBuilder {
+public:
+    void begin(Sequence* first, SymbolFreqs* freqs) {
+        seq_ = first;
+        first_ = first;
+        freqs_ = freqs;
+        freqs_->clear();
+        seq_->litrunlen_and_length = 0;
+    }
+    [[gnu::always_inline]] void literal(u8 lit) {
+        freqs_->litlen[lit]++;
+        seq_->litrunlen_and_length++;
+    }
+    [[gnu::always_inline]] void match(u32 length, u32 offset) {
+        const u32 length_slot = kLengthSlot[length];
+        const u32 oslot = offset_slot(offset);
+        freqs_->litlen[kFirstLenSym + length_slot]++;
+        freqs_->offset[oslot]++;
+        seq_->litrunlen_and_length |= length << Sequence::kLengthShift;
+        seq_->offset = u16(offset);
+        seq_->offset_slot = u16(oslot);
+        ++seq_;
+        seq_->litrunlen_and_length = 0;
+    }
+    /// Number of matches chosen so far in this block.
+    [[nodiscard]] std::size_t num_matches() const { return std::size_t(seq_ - first_); }
+    [[nodiscard]] const Sequence* first() const { return first_; }
+
+private:
+    Sequence* seq_ = nullptr;
+    Sequence* first_ = nullptr;
+    SymbolFreqs* freqs_ = nullptr;
+};
+
+}  // namespace flowdeflate::core
