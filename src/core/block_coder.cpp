@@ -160,8 +160,11 @@ void BlockCoder::compute_full_length_codewords(const HuffmanCodes& codes) {
     }
 }
 
-void BlockCoder::emit_coded(BitWriter& out, BlockType type, const HuffmanCodes& dynamic_codes, const Sequence* seqs,
-                            std::span<const u8> block, bool is_final) {
+void BlockCoder::emit_coded(BitWriter& out_state, BlockType type, const HuffmanCodes& dynamic_codes,
+                            const Sequence* seqs, std::span<const u8> block, bool is_final) {
+    // Work on a local copy: the compiler cannot keep the bit buffer of an object that the
+    // output bytes might alias in registers.
+    BitWriter out = out_state;
     const HuffmanCodes& codes = type == BlockType::static_huffman ? static_codes_ : dynamic_codes;
     out.add(is_final, 1);
     out.add(u32(type), 2);
@@ -219,6 +222,7 @@ void BlockCoder::emit_coded(BitWriter& out, BlockType type, const HuffmanCodes& 
     }
     out.add(lit_cw[kEndOfBlock], lit_len[kEndOfBlock]);
     out.flush();
+    out_state = out;
 }
 
 }  // namespace flowdeflate::core
