@@ -86,7 +86,7 @@ private:
                     trace.on_literal(in_next);
                     b.literal(*in_next++);
                 }
-            } while (in_next < max_block_end && b.first() + b.num_matches() < seq_limit);
+            } while (in_next < max_block_end && b.below(seq_limit));
             freqs_.litlen[kEndOfBlock]++;
             sink(ParsedBlock{{first_item, std::size_t(in_next - first_item)}, b.first(), &freqs_, nullptr,
                              in_next == in_end});

@@ -185,7 +185,7 @@ private:
                         break;
                     }
                 }
-            } while (in_next < max_block_end && b.first() + b.num_matches() < seq_limit &&
+            } while (in_next < max_block_end && b.below(seq_limit) &&
                      !st.split_stats.should_end_block(block_begin, in_next, in_end));
             st.freqs.litlen[kEndOfBlock]++;
             sink(ParsedBlock{{first_item, std::size_t(in_next - first_item)}, b.first(), &st.freqs, nullptr,

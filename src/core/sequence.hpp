@@ -69,6 +69,8 @@ public:
         ++seq_;
         seq_->litrunlen_and_length = 0;
     }
+    /// True while fewer than @p limit sequences (matches) are stored.
+    [[nodiscard]] bool below(const Sequence* limit) const { return seq_ < limit; }
     /// Number of matches chosen so far in this block.
     [[nodiscard]] std::size_t num_matches() const { return std::size_t(seq_ - first_); }
     [[nodiscard]] const Sequence* first() const { return first_; }
