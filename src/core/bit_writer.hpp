@@ -10,6 +10,7 @@
 // offset 0 whose bits are shifted into place at assembly (parallel path).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -22,9 +23,10 @@ struct BitWriter {
     u32 bitcount = 0;  // number of pending bits (<= 63; <= 7 after flush())
     u8* next = nullptr;
     u8* end = nullptr;
+    u8* fast_end = nullptr;  // while next < fast_end, a whole 8-byte word may be stored
 
     BitWriter() = default;
-    BitWriter(u8* begin, u8* end_) : next(begin), end(end_) {}
+    BitWriter(u8* begin, u8* end_) : next(begin), end(end_), fast_end(end_ - std::min<std::ptrdiff_t>(7, end_ - begin)) {}
 
     [[gnu::always_inline]] void add(u64 bits, u32 n) {
         bitbuf |= bits << bitcount;
@@ -32,7 +34,7 @@ struct BitWriter {
     }
 
     [[gnu::always_inline]] void flush() {
-        if (end - next >= 8) [[likely]] {
+        if (next < fast_end) [[likely]] {
             u64 v = bitbuf;
             std::memcpy(next, &v, 8);  // little-endian host assumed (x86-64, aarch64)
             bitbuf >>= bitcount & ~7u;

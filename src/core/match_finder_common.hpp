@@ -67,6 +67,13 @@ inline void mf_rebase(MfPos* data, std::size_t count) {
 /// capped at @p max_len.
 [[gnu::always_inline]] inline u32 lz_extend(const u8* a, const u8* b, u32 start_len, u32 max_len) {
     u32 len = start_len;
+    if (max_len - len >= 32) [[likely]] {  // room for 4 whole words: no bound checks
+        for (int i = 0; i < 4; ++i) {
+            const u64 v = load_u64(a + len) ^ load_u64(b + len);
+            if (v != 0) return len + (u32(__builtin_ctzll(v)) >> 3);
+            len += 8;
+        }
+    }
     while (len + 8 <= max_len) {
         const u64 v = load_u64(a + len) ^ load_u64(b + len);
         if (v != 0) return len + (u32(__builtin_ctzll(v)) >> 3);

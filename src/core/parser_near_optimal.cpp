@@ -245,7 +245,7 @@ void NearOptimalParser::find_min_cost_path(u32 block_length, const LzMatch* cach
         const u32 num_matches = cache_ptr->length;
         const u32 literal = cache_ptr->offset;
         u32 best_cost_to_end = costs_.literal[literal] + (cur + 1)->cost_to_end;
-        cur->item = (literal << kOptimumOffsetShift) | 1;
+        u32 best_item = (literal << kOptimumOffsetShift) | 1;  // kept in a register
         if (num_matches) {
             const LzMatch* match = cache_ptr - num_matches;
             u32 len = kMinMatchLen;
@@ -253,16 +253,17 @@ void NearOptimalParser::find_min_cost_path(u32 block_length, const LzMatch* cach
                 const u32 offset = match->offset;
                 const u32 offset_cost = costs_.offset_slot[offset_slot_full_[offset]];
                 do {
+                    // Branch-free: which length wins is data-dependent and unpredictable.
                     const u32 cost_to_end = offset_cost + costs_.length[len] + (cur + len)->cost_to_end;
-                    if (cost_to_end < best_cost_to_end) {
-                        best_cost_to_end = cost_to_end;
-                        cur->item = len | (offset << kOptimumOffsetShift);
-                    }
+                    const bool better = cost_to_end < best_cost_to_end;
+                    best_cost_to_end = better ? cost_to_end : best_cost_to_end;
+                    best_item = better ? (len | (offset << kOptimumOffsetShift)) : best_item;
                 } while (++len <= match->length);
             } while (++match != cache_ptr);
             cache_ptr -= num_matches;
         }
         cur->cost_to_end = best_cost_to_end;
+        cur->item = best_item;
     } while (cur != &optimum_nodes_[0]);
 
     freqs_.clear();
