@@ -46,6 +46,8 @@ private:
     template <class Sink, class Trace>
     void run(const u8* in_next, const u8* in_end, FastestParseState st, Sink& sink, Trace& trace) {
         SequenceBuilder b;
+        // Only the last 258 bytes of input shrink these, and only downwards.
+        u32 max_len = kMaxMatchLen, nice_len = std::min(nice_len_, kMaxMatchLen);
         const u8* block_begin = st.block_begin;
         bool resumed_mid_block = st.num_matches != 0 || block_begin != in_next;
         do {
@@ -63,7 +65,6 @@ private:
                     trace.on_step(in_next, st);
                 }
                 const std::size_t remaining = std::size_t(in_end - in_next);
-                u32 max_len = kMaxMatchLen, nice_len = std::min(nice_len_, kMaxMatchLen);
                 if (remaining < kMaxMatchLen) [[unlikely]] {
                     max_len = u32(remaining);
                     if (max_len < HtMatchFinder::kRequiredBytes) {
