@@ -62,6 +62,26 @@ public:
         advance<false>(in_next, nice_len, nice_len, max_search_depth, next_hashes, nullptr);
     }
 
+    /// Brings a fresh finder to the state libdeflate has at @p p, where its base pointer
+    /// is @p base (<= p): every position of the 32 KiB before p inserted, in order, with
+    /// the parser's @p nice_len and @p max_search_depth (a skipped and a searched position
+    /// change the trees alike).  Positions before @p base are inserted under the previous
+    /// base and slid, exactly as they were.
+    void prime(const u8* input_begin, const u8* base, const u8* p, u32 nice_len, u32 max_search_depth,
+               u32 next_hashes[2]) {
+        const u8* from = p - std::min<std::size_t>(std::size_t(p - input_begin), kWindowSize - 1);
+        init(from < base ? base - kWindowSize : base);
+        if (from == input_begin)
+            next_hashes[0] = next_hashes[1] = 0;  // libdeflate's first position: bucket 0
+        else
+            hashes(from, next_hashes);
+        for (const u8* q = from; q < p; ++q) {
+            slide_if_needed(q);
+            skip_byte(q, nice_len, max_search_depth, next_hashes);
+        }
+        slide_if_needed(p);
+    }
+
 private:
     MfPos* left(s32 node) { return &child_[2 * (u32(node) & (kWindowSize - 1)) + 0]; }
     MfPos* right(s32 node) { return &child_[2 * (u32(node) & (kWindowSize - 1)) + 1]; }

@@ -1,0 +1,112 @@
+// match_finder_prime_test.cpp - the binary-tree match finder of levels 10-12, primed
+// from the 32 KiB before a position, reports exactly the matches that the finder which
+// saw the whole input reports, at every later position.
+//
+// The near-optimal parser searches every position except those covered by a match of at
+// least nice_len, and that choice depends only on the data, so its match finding is a
+// pure function of the input: it can be split into chunks and run anywhere once primed.
+// The loop below makes the same calls as NearOptimalParser::parse().
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "core/bt_match_finder.hpp"
+#include "core/parsed_block.hpp"
+#include "support/test_data.hpp"
+
+namespace flowdeflate::core {
+namespace {
+
+struct Found {
+    std::size_t pos;
+    std::vector<LzMatch> matches;  // empty: skipped or no match
+    bool searched;
+};
+
+// Runs the parser's search/skip pattern from @p start (the finder already primed there,
+// with @p skip positions still to skip) to @p stop, recording every position.
+std::vector<Found> run_finder(BtMatchFinder& mf, const u8* begin, const u8* start, const u8* stop, const u8* end,
+                              const LevelParams& params, u32 next_hashes[2], u32 skip) {
+    std::vector<Found> out;
+    std::vector<LzMatch> buf(kMaxMatchLen + 1);
+    u32 max_len = kMaxMatchLen, nice_len = std::min(params.nice_match_length, kMaxMatchLen);
+    for (const u8* in_next = start; in_next < stop; ++in_next) {
+        mf.slide_if_needed(in_next);
+        adjust_max_and_nice_len(max_len, nice_len, std::size_t(end - in_next));
+        Found f{std::size_t(in_next - begin), {}, skip == 0};
+        if (max_len >= BtMatchFinder::kRequiredBytes) {
+            if (skip) {
+                mf.skip_byte(in_next, nice_len, params.max_search_depth, next_hashes);
+            } else {
+                LzMatch* e = mf.get_matches(in_next, max_len, nice_len, params.max_search_depth, next_hashes,
+                                            buf.data());
+                f.matches.assign(buf.data(), e);
+            }
+        }
+        if (skip) {
+            --skip;
+        } else if (!f.matches.empty()) {
+            const u32 best = f.matches.back().length;
+            if (best >= kMinMatchLen && best >= nice_len) skip = best - 1;
+        }
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+class BtPrime : public ::testing::TestWithParam<int> {};
+
+TEST_P(BtPrime, PrimedFinderReportsTheSameMatches) {
+    const LevelParams params = LevelParams::for_level(GetParam());
+    for (testing::Kind kind : {testing::Kind::text, testing::Kind::binary, testing::Kind::runs,
+                               testing::Kind::switching, testing::Kind::dna}) {
+        SCOPED_TRACE(std::string(testing::kind_name(kind)));
+        const testing::Bytes data = testing::generate(kind, 200000, 77 + GetParam());
+        const u8* begin = data.data();
+        const u8* end = begin + data.size();
+        auto whole = std::make_unique<BtMatchFinder>();
+        whole->init(begin);
+        u32 h[2] = {0, 0};
+        const std::vector<Found> all = run_finder(*whole, begin, begin, end, end, params, h, 0);
+
+        for (std::size_t p : {std::size_t(1), std::size_t(4096), std::size_t(kWindowSize - 1),
+                              std::size_t(kWindowSize), std::size_t(kWindowSize + 1), std::size_t(3 * kWindowSize - 2),
+                              std::size_t(100000), std::size_t(150001)}) {
+            SCOPED_TRACE(::testing::Message() << "primed at " << p);
+            // Positions still to skip at p, and the base the finder has there.
+            u32 skip = 0;
+            for (std::size_t q = p; q-- > 0;) {
+                if (all[q].searched) {
+                    const u32 best = all[q].matches.empty() ? 0 : all[q].matches.back().length;
+                    const u32 nice = std::min<u32>(params.nice_match_length, kMaxMatchLen);
+                    if (best >= kMinMatchLen && best >= nice && q + best > p) skip = u32(q + best - p);
+                    break;
+                }
+            }
+            const u8* base = begin + (p / kWindowSize) * kWindowSize;
+            if (p % kWindowSize == 0 && p != 0) base -= kWindowSize;  // slides on arrival, not before
+            auto primed = std::make_unique<BtMatchFinder>();
+            u32 ph[2];
+            primed->prime(begin, base, begin + p, params.nice_match_length, params.max_search_depth, ph);
+            const std::size_t stop = std::min(data.size(), p + 60000);
+            const std::vector<Found> part = run_finder(*primed, begin, begin + p, begin + stop, end, params, ph, skip);
+            for (std::size_t i = 0; i < part.size(); ++i) {
+                const Found& want = all[p + i];
+                const Found& got = part[i];
+                ASSERT_EQ(got.searched, want.searched) << "position " << want.pos;
+                ASSERT_EQ(got.matches.size(), want.matches.size()) << "position " << want.pos;
+                for (std::size_t m = 0; m < want.matches.size(); ++m) {
+                    ASSERT_EQ(got.matches[m].length, want.matches[m].length) << "position " << want.pos;
+                    ASSERT_EQ(got.matches[m].offset, want.matches[m].offset) << "position " << want.pos;
+                }
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(NearOptimalLevels, BtPrime, ::testing::Values(10, 11, 12),
+                         [](const ::testing::TestParamInfo<int>& i) { return "Level" + std::to_string(i.param); });
+
+}  // namespace
+}  // namespace flowdeflate::core
