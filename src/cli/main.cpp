@@ -19,9 +19,11 @@
 
 namespace {
 
-// Exit codes as libdeflate's gzip: 0 ok, 1 error.
+// Per-file results, combined as libdeflate's gzip does: any error -> exit 1; otherwise
+// any warning (a file skipped) -> exit 2; else 0.
 constexpr int kExitOk = 0;
 constexpr int kExitError = 1;
+constexpr int kExitWarning = 2;
 
 struct Options {
     int level = flowdeflate::kDefaultLevel;
@@ -38,10 +40,13 @@ void usage(FILE* fp) {
                "With no FILE, or FILE '-', read standard input and write standard output.\n\n"
                "  -0 .. -12  compression level (default 6; 0 stores, 10-12 are slow and strongest)\n"
                "  -c         write to standard output, keep the input\n"
-               "  -f         overwrite existing output; write compressed data to a terminal\n"
+               "  -f         overwrite existing output, compress files already ending in .gz or\n"
+               "             having several hard links, write compressed data to a terminal\n"
                "  -k         keep (do not delete) input files\n"
                "  -h         print this help\n"
                "  -V         print version\n\n"
+               "FILE.gz gets FILE's mode, owner and timestamps; FILE is removed only after FILE.gz\n"
+               "is complete.  Exit status: 0 ok, 1 error, 2 a file was skipped with a warning.\n"
                "This first command line holds each file in memory and compresses on one core.\n");
 }
 
@@ -96,8 +101,8 @@ int compress_file(const Options& opt, flowdeflate::Compressor& c, const std::str
         }
         return compress_stream(opt, c, STDIN_FILENO, STDOUT_FILENO, "(stdin)");
     }
-    if (path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0 && !opt.to_stdout) {
-        fmt::print(stderr, "flowdeflate: {}: file already has .gz suffix -- skipping\n", path);
+    if (!opt.force && !opt.to_stdout && path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
+        fmt::print(stderr, "flowdeflate: {}: already has .gz suffix -- skipping\n", path);
         return kExitOk;
     }
     const int in_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -106,10 +111,23 @@ int compress_file(const Options& opt, flowdeflate::Compressor& c, const std::str
         return kExitError;
     }
     struct stat st {};
-    if (fstat(in_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fmt::print(stderr, "flowdeflate: {}: not a regular file -- skipping\n", path);
+    if (fstat(in_fd, &st) != 0) {
+        fmt::print(stderr, "flowdeflate: {}: unable to stat file\n", path);
         close(in_fd);
         return kExitError;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fmt::print(stderr, "flowdeflate: {} is {} -- skipping\n", path,
+                   S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+        close(in_fd);
+        return kExitWarning;
+    }
+    if (st.st_nlink > 1 && !opt.force && !opt.keep && !opt.to_stdout) {
+        // Deleting the input would not free it; gzip and libdeflate's gzip refuse too.
+        fmt::print(stderr, "flowdeflate: {} has multiple hard links -- skipping (use -f to process anyway)\n",
+                   path);
+        close(in_fd);
+        return kExitWarning;
     }
     if (opt.to_stdout) {
         if (!opt.force && isatty(STDOUT_FILENO)) {
@@ -137,6 +155,13 @@ int compress_file(const Options& opt, flowdeflate::Compressor& c, const std::str
     }
     int rc = compress_stream(opt, c, in_fd, out_fd, path);
     close(in_fd);
+    if (rc == kExitOk) {
+        // Restore the input's timestamps, owner and mode on the output (as gzip does).
+        const struct timespec times[2] = {st.st_atim, st.st_mtim};
+        (void)futimens(out_fd, times);
+        (void)fchown(out_fd, st.st_uid, st.st_gid);
+        (void)fchmod(out_fd, st.st_mode & 07777);
+    }
     if (close(out_fd) != 0 && rc == kExitOk) {
         fmt::print(stderr, "flowdeflate: {}: {}\n", out_path, std::strerror(errno));
         rc = kExitError;
@@ -209,7 +234,11 @@ int main(int argc, char** argv) {
     }
     if (opt.files.empty()) opt.files.emplace_back("-");
     flowdeflate::Compressor compressor(opt.level);
-    int rc = kExitOk;
-    for (const std::string& f : opt.files) rc = std::max(rc, compress_file(opt, compressor, f));
-    return rc;
+    bool any_error = false, any_warning = false;
+    for (const std::string& f : opt.files) {
+        const int rc = compress_file(opt, compressor, f);
+        any_error |= rc == kExitError;
+        any_warning |= rc == kExitWarning;
+    }
+    return any_error ? kExitError : any_warning ? kExitWarning : kExitOk;
 }
