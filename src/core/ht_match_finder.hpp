@@ -3,11 +3,13 @@
 // 4 bytes hash there; only matches of length >= 4 are found.  No chains, so it is fast
 // and forgetful.
 //
-// Two facts matter for exactness: a lookup whose newest entry is out of the window
-// replaces only that entry, and skip_bytes() slides the window *before* a skipped run
-// that would cross the 32 KiB boundary (up to 257 bytes early), which can forget a few
-// hundred bytes of history sooner than a lookup would.  ParseState carries the base so a
-// primed finder reproduces this.
+// Two details of libdeflate's finder look like state but are not observable: a lookup
+// whose newest entry is out of the window replaces only that entry (the other is out of
+// the window too), and skip_bytes() slides the window *before* a skipped run that would
+// cross the 32 KiB boundary (up to 257 bytes early), forgetting some history early - but
+// the next lookup after such a skip is already past the boundary, where that history is
+// out of the window anyway.  So priming (insert every position of the 32 KiB before p)
+// reproduces every lookup; parse_resume_test checks it around every boundary.
 #pragma once
 
 #include "core/match_finder_common.hpp"
