@@ -352,8 +352,11 @@ TEST(RandomDifferential, FortyCases) {
             const Bytes part = fdt::generate(k, len, rng.next());
             input.insert(input.end(), part.begin(), part.end());
             left -= len;
-            kinds += (s ? "+" : "") + std::string(fdt::kind_name(k)) + "(" +
-                     std::to_string(len) + ")";
+            if (s) kinds += '+';
+            kinds += fdt::kind_name(k);
+            kinds += '(';
+            kinds += std::to_string(len);
+            kinds += ')';
         }
         Compressor ours(level);
         const std::string label = "random case " + std::to_string(i) + " of seed " +
