@@ -105,7 +105,14 @@ struct Case {
     bool have_expected = false;
 
     std::span<const std::uint8_t> in() { return input->bytes().first(used); }
-    std::string id() const { return "L" + std::to_string(level) + "/" + input->name + suffix; }
+    std::string id() const {
+        std::string s = "L";
+        s += std::to_string(level);
+        s += '/';
+        s += input->name;
+        s += suffix;
+        return s;
+    }
 
     const Bytes& reference_output() {
         if (!have_expected) {
