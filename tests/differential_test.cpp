@@ -30,6 +30,7 @@
 #include "support/reference.hpp"
 #include "support/test_data.hpp"
 
+#include <fmt/core.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -359,8 +360,7 @@ TEST(RandomDifferential, FortyCases) {
             kinds += ')';
         }
         Compressor ours(level);
-        const std::string label = "random case " + std::to_string(i) + " of seed " +
-                                  std::to_string(seed) + ": " + kinds;
+        const std::string label = fmt::format("random case {} of seed {}: {}", i, seed, kinds);
         if (!check_case(ours, input, format, label) && ++failures >= kMaxFailures) {
             ADD_FAILURE() << "stopping after " << kMaxFailures << " failing cases; reproduce "
                           << "with FLOWDEFLATE_TEST_SEED=" << seed;
