@@ -10,10 +10,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "core/parser_fastest.hpp"
 #include "core/parser_lazy.hpp"
+#include "core/parser_near_optimal.hpp"
 #include "support/test_data.hpp"
 
 namespace flowdeflate::core {
@@ -133,6 +135,71 @@ TEST_P(ParseResume, ResumedParseMakesTheSequentialChoices) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Levels, ParseResume, ::testing::Range(1, 10),
+                         [](const ::testing::TestParamInfo<int>& i) { return "Level" + std::to_string(i.param); });
+
+// Levels 10-12: the near-optimal parser chooses a block's items only when the block
+// ends, so the comparison is per block: every block from the one containing the resume
+// position on must have the same extent, the same sequences and the same codes.
+struct RecordedBlock {
+    std::size_t begin, length;
+    bool is_final;
+    std::vector<std::array<u32, 3>> seqs;  // litrunlen, length, offset
+    std::vector<u8> lens;                  // litlen + offset codeword lengths
+    bool operator==(const RecordedBlock&) const = default;
+};
+
+struct BlockRecorder {
+    const u8* base;
+    std::vector<RecordedBlock> blocks;
+    void operator()(const ParsedBlock& b) {
+        RecordedBlock r{std::size_t(b.data.data() - base), b.data.size(), b.is_final, {}, {}};
+        for (const Sequence* s = b.seqs;; ++s) {
+            r.seqs.push_back({s->litrunlen(), s->length(), s->length() ? s->offset : 0u});
+            if (s->length() == 0) break;
+        }
+        r.lens.assign(b.codes->litlen_lens, b.codes->litlen_lens + kNumLitlenSyms);
+        r.lens.insert(r.lens.end(), b.codes->offset_lens, b.codes->offset_lens + kNumOffsetSyms);
+        blocks.push_back(std::move(r));
+    }
+};
+
+class NearOptimalResume : public ::testing::TestWithParam<int> {};
+
+TEST_P(NearOptimalResume, ResumedParseEmitsTheSequentialBlocks) {
+    const LevelParams params = LevelParams::for_level(GetParam());
+    std::uint64_t seed = 2000 + GetParam();
+    for (const ResumeCase& c : {ResumeCase{testing::Kind::switching, 400000}, ResumeCase{testing::Kind::text, 250000},
+                                ResumeCase{testing::Kind::dna, 150000}, ResumeCase{testing::Kind::binary, 150000}}) {
+        SCOPED_TRACE(std::string(testing::kind_name(c.kind)));
+        const testing::Bytes data = testing::generate(c.kind, c.size, ++seed);
+        const u8* begin = data.data();
+        const u8* end = begin + data.size();
+        NearOptimalParser whole(params);
+        BlockRecorder all{begin, {}};
+        NearOptimalCapture capture;
+        capture.targets = interesting_positions(data.size(), seed);
+        whole.parse(begin, end, BlockSinkRef(all), &capture);
+        ASSERT_FALSE(capture.states.empty());
+        if (c.kind == testing::Kind::switching) {
+            ASSERT_GT(all.blocks.size(), 1u);  // the case with splits
+        }
+        for (const auto& [pos, state] : capture.states) {
+            SCOPED_TRACE(::testing::Message() << "resume at " << pos << " of " << data.size());
+            NearOptimalParser resumed(params);
+            BlockRecorder part{begin, {}};
+            resumed.resume(begin, begin + pos, end, state, BlockSinkRef(part));
+            const std::size_t block_begin = std::size_t(state.block_begin - begin);
+            std::vector<RecordedBlock> expected;
+            for (const RecordedBlock& b : all.blocks)
+                if (b.begin >= block_begin) expected.push_back(b);
+            ASSERT_EQ(part.blocks.size(), expected.size());
+            for (std::size_t i = 0; i < expected.size(); ++i)
+                ASSERT_TRUE(part.blocks[i] == expected[i]) << "block " << i << " at " << expected[i].begin;
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, NearOptimalResume, ::testing::Values(10, 11, 12),
                          [](const ::testing::TestParamInfo<int>& i) { return "Level" + std::to_string(i.param); });
 
 }  // namespace

@@ -376,19 +376,38 @@ void NearOptimalParser::clear_old_stats() {
     std::memset(match_len_freqs_, 0, sizeof(match_len_freqs_));
 }
 
-void NearOptimalParser::parse(const u8* in_begin, const u8* in_end, BlockSinkRef sink) {
-    const u8* in_next = in_begin;
-    const u8* in_block_begin = in_next;
+void NearOptimalParser::parse(const u8* in_begin, const u8* in_end, BlockSinkRef sink,
+                              NearOptimalCapture* capture) {
+    mf_->init(in_begin);
+    next_hashes_[0] = next_hashes_[1] = 0;
+    prev_block_used_only_literals_ = false;
+    init_stats();
+    run(in_begin, in_begin, in_end, nullptr, sink, capture);
+}
+
+void NearOptimalParser::resume(const u8* in_begin, const u8* pos, const u8* in_end, const NearOptimalParseState& st,
+                               BlockSinkRef sink) {
+    costs_ = st.costs;
+    std::memcpy(prev_observations_, st.prev_observations, sizeof(prev_observations_));
+    prev_num_observations_ = st.prev_num_observations;
+    prev_block_used_only_literals_ = st.prev_block_used_only_literals;
+    split_stats_ = st.split_stats;
+    std::memcpy(new_match_len_freqs_, st.new_match_len_freqs, sizeof(new_match_len_freqs_));
+    std::memcpy(match_len_freqs_, st.match_len_freqs, sizeof(match_len_freqs_));
+    std::copy(st.cache.begin(), st.cache.end(), match_cache_.get());
+    mf_->prime(in_begin, st.mf_base, pos, params_.nice_match_length, params_.max_search_depth, next_hashes_);
+    run(in_begin, pos, in_end, &st, sink, nullptr);
+}
+
+void NearOptimalParser::run(const u8* in_begin, const u8* in_next, const u8* in_end,
+                            const NearOptimalParseState* resumed, BlockSinkRef sink, NearOptimalCapture* capture) {
+    const u8* in_block_begin = resumed ? resumed->block_begin : in_next;
     u32 max_len = kMaxMatchLen;
     u32 nice_len = std::min(params_.nice_match_length, max_len);
-    LzMatch* cache_ptr = match_cache_.get();
-    u32 next_hashes[2] = {0, 0};
-    bool prev_block_used_only_literals = false;
+    LzMatch* cache_ptr = match_cache_.get() + (resumed ? resumed->cache.size() : 0);
+    u32* const next_hashes = next_hashes_;
     BtMatchFinder& mf = *mf_;
     const u32 depth = params_.max_search_depth;
-
-    mf.init(in_begin);
-    init_stats();
     do {
         const u8* const max_block_end = choose_max_block_end(in_block_begin, in_end, kSoftMaxBlockLength);
         const u8* prev_end_block_check = nullptr;
@@ -396,10 +415,39 @@ void NearOptimalParser::parse(const u8* in_begin, const u8* in_end, BlockSinkRef
         const u8* next_observation = in_next;
         // The min-length heuristic only shapes the statistics gathered here; after an
         // all-literals block, gather literal statistics only.
-        const u32 min_len = prev_block_used_only_literals
-                                ? kMaxMatchLen + 1
-                                : calculate_min_match_len(in_block_begin, max_block_end - in_block_begin, depth);
+        u32 min_len;
+        if (resumed) {
+            prev_end_block_check = resumed->prev_end_block_check;
+            next_observation = resumed->next_observation;
+            min_len = resumed->min_len;
+            resumed = nullptr;
+        } else {
+            min_len = prev_block_used_only_literals_
+                          ? kMaxMatchLen + 1
+                          : calculate_min_match_len(in_block_begin, max_block_end - in_block_begin, depth);
+        }
         for (;;) {
+            if (capture && capture->next < capture->targets.size() &&
+                std::size_t(in_next - in_begin) >= capture->targets[capture->next]) [[unlikely]] {
+                NearOptimalParseState st;
+                st.costs = costs_;
+                std::memcpy(st.prev_observations, prev_observations_, sizeof(prev_observations_));
+                st.prev_num_observations = prev_num_observations_;
+                st.prev_block_used_only_literals = prev_block_used_only_literals_;
+                st.block_begin = in_block_begin;
+                st.mf_base = mf.base();
+                st.next_observation = next_observation;
+                st.prev_end_block_check = prev_end_block_check;
+                st.min_len = min_len;
+                st.split_stats = split_stats_;
+                std::memcpy(st.new_match_len_freqs, new_match_len_freqs_, sizeof(new_match_len_freqs_));
+                std::memcpy(st.match_len_freqs, match_len_freqs_, sizeof(match_len_freqs_));
+                st.cache.assign(match_cache_.get(), cache_ptr);
+                const std::size_t pos = std::size_t(in_next - in_begin);
+                capture->states.emplace_back(pos, std::move(st));
+                while (capture->next < capture->targets.size() && capture->targets[capture->next] <= pos)
+                    ++capture->next;
+            }
             mf.slide_if_needed(in_next);
             LzMatch* const matches = cache_ptr;
             u32 best_len = 0;
@@ -463,7 +511,7 @@ void NearOptimalParser::parse(const u8* in_begin, const u8* in_end, BlockSinkRef
             const std::size_t cache_len_rewound = std::size_t(orig_cache_ptr - cache_ptr);
 
             optimize_and_emit_block(in_block_begin, block_length, cache_ptr, is_first, false,
-                                    prev_block_used_only_literals, sink);
+                                    prev_block_used_only_literals_, sink);
             std::memmove(match_cache_.get(), cache_ptr, cache_len_rewound * sizeof(LzMatch));
             cache_ptr = &match_cache_[cache_len_rewound];
             save_stats();
@@ -475,7 +523,7 @@ void NearOptimalParser::parse(const u8* in_begin, const u8* in_end, BlockSinkRef
             const bool is_final = in_next == in_end;
             merge_stats();
             optimize_and_emit_block(in_block_begin, block_length, cache_ptr, is_first, is_final,
-                                    prev_block_used_only_literals, sink);
+                                    prev_block_used_only_literals_, sink);
             cache_ptr = &match_cache_[0];
             save_stats();
             init_stats();

@@ -14,6 +14,8 @@
 #pragma once
 
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "core/block_coder.hpp"
 #include "core/block_split.hpp"
@@ -34,19 +36,58 @@ private:
     void (*fn_)(void*, const ParsedBlock&);
 };
 
+/// The near-optimal parser's cost model (in 1/16 bit).
+struct NearOptimalCosts {
+    u32 literal[kNumLiterals];
+    u32 length[kMaxMatchLen + 1];
+    u32 offset_slot[kNumOffsetSyms];
+};
+
+/// Everything the near-optimal parse carries at a searched position, besides the binary
+/// trees (which priming rebuilds): the previous block's cost model and statistics, and
+/// the current block's statistics and cached matches so far.
+struct NearOptimalParseState {
+    // Carried from block to block.
+    NearOptimalCosts costs{};
+    u32 prev_observations[BlockSplitStats::kTypes]{};
+    u32 prev_num_observations = 0;
+    bool prev_block_used_only_literals = false;
+    // The current block up to the position.
+    const u8* block_begin = nullptr;
+    const u8* mf_base = nullptr;
+    const u8* next_observation = nullptr;
+    const u8* prev_end_block_check = nullptr;  ///< last split check passed, or nullptr
+    u32 min_len = 0;
+    BlockSplitStats split_stats{};
+    u32 new_match_len_freqs[kMaxMatchLen + 1]{};
+    u32 match_len_freqs[kMaxMatchLen + 1]{};
+    std::vector<LzMatch> cache;  ///< the match cache for [block_begin, position)
+};
+
+/// Captures the parse state at the first searched position at or after each target.
+struct NearOptimalCapture {
+    std::vector<std::size_t> targets;  ///< offsets from the input start, ascending
+    std::size_t next = 0;
+    std::vector<std::pair<std::size_t, NearOptimalParseState>> states;
+};
+
 class NearOptimalParser {
 public:
     explicit NearOptimalParser(const LevelParams& params);
     ~NearOptimalParser();
 
-    void parse(const u8* in_begin, const u8* in_end, BlockSinkRef sink);
+    /// Parses [in_begin, in_end); optionally captures states for resume().
+    void parse(const u8* in_begin, const u8* in_end, BlockSinkRef sink, NearOptimalCapture* capture = nullptr);
+
+    /// Continues at @p pos (a searched position of an earlier parse of the same input)
+    /// from @p st, priming the match finder from the 32 KiB before pos.
+    void resume(const u8* in_begin, const u8* pos, const u8* in_end, const NearOptimalParseState& st,
+                BlockSinkRef sink);
 
 private:
-    struct Costs {
-        u32 literal[kNumLiterals];
-        u32 length[kMaxMatchLen + 1];
-        u32 offset_slot[kNumOffsetSyms];
-    };
+    using Costs = NearOptimalCosts;
+    void run(const u8* in_begin, const u8* in_next, const u8* in_end, const NearOptimalParseState* resumed,
+             BlockSinkRef sink, NearOptimalCapture* capture);
     struct OptimumNode {
         u32 cost_to_end;
         u32 item;  // low 9 bits: length (1 = literal); high bits: offset or literal byte
@@ -83,6 +124,8 @@ private:
     Costs costs_saved_{};
     u32 prev_observations_[BlockSplitStats::kTypes]{};
     u32 prev_num_observations_ = 0;
+    bool prev_block_used_only_literals_ = false;
+    u32 next_hashes_[2] = {0, 0};
     u32 new_match_len_freqs_[kMaxMatchLen + 1]{};
     u32 match_len_freqs_[kMaxMatchLen + 1]{};
     u8 offset_slot_full_[kWindowSize + 1]{};
