@@ -72,12 +72,16 @@ private:
         SequenceBuilder b;
         LazyParseState& st = st_;
         bool resumed = st.block_begin != nullptr;
+        // The hottest state lives in locals, so the compiler can keep it in registers;
+        // st gets them back only where an observer looks.
+        u32 next_hashes[2] = {st.next_hashes[0], st.next_hashes[1]};
+        BlockSplitStats split = st.split_stats;
         do {
             Sequence* first_seq = seqs_.get();
             if (!resumed) {
                 st.block_begin = in_next;
                 st.next_recalc_min_len = in_next + std::min<std::size_t>(in_end - in_next, 10000);
-                st.split_stats.reset();
+                split.reset();
                 b.begin(first_seq, &st.freqs);
                 st.min_len = calculate_min_match_len(
                     in_next, choose_max_block_end(in_next, in_end, kSoftMaxBlockLength) - in_next, depth);
@@ -101,6 +105,9 @@ private:
                     st.min_len = min_len;
                     st.mf_base = mf_.base();
                     st.num_matches = matches_before + u32(b.num_matches());
+                    st.next_hashes[0] = next_hashes[0];
+                    st.next_hashes[1] = next_hashes[1];
+                    st.split_stats = split;
                     trace.on_step(in_next, st);
                 }
                 u32 max_len = kMaxMatchLen, nice_len = std::min(nice_match_length_, kMaxMatchLen);
@@ -108,16 +115,16 @@ private:
                     adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
                     u32 offset;
                     const u32 length = mf_.longest_match(in_next, min_len - 1, max_len, nice_len, depth,
-                                                         st.next_hashes, offset);
+                                                         next_hashes, offset);
                     if (length >= min_len && (length > kMinMatchLen || offset <= 4096)) {
                         trace.on_match(in_next, length, offset);
                         b.match(length, offset);
-                        st.split_stats.observe_match(length);
-                        mf_.skip_bytes(in_next + 1, in_end, length - 1, st.next_hashes);
+                        split.observe_match(length);
+                        mf_.skip_bytes(in_next + 1, in_end, length - 1, next_hashes);
                         in_next += length;
                     } else {
                         trace.on_literal(in_next);
-                        st.split_stats.observe_literal(*in_next);
+                        split.observe_literal(*in_next);
                         b.literal(*in_next++);
                     }
                 } else {
@@ -129,10 +136,10 @@ private:
                     adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
                     u32 cur_offset;
                     u32 cur_len = mf_.longest_match(in_next, min_len - 1, max_len, nice_len, depth,
-                                                    st.next_hashes, cur_offset);
+                                                    next_hashes, cur_offset);
                     if (cur_len < min_len || (cur_len == kMinMatchLen && cur_offset > 8192)) {
                         trace.on_literal(in_next);
-                        st.split_stats.observe_literal(*in_next);
+                        split.observe_literal(*in_next);
                         b.literal(*in_next++);
                         continue;
                     }
@@ -140,19 +147,19 @@ private:
                     in_next++;
                     for (;;) {  // we hold a match (cur_len, cur_offset) starting at in_next - 1
                         if (cur_len >= nice_len) {
-                            choose_match(b, st, trace, match_pos, cur_len, cur_offset);
-                            mf_.skip_bytes(in_next, in_end, cur_len - 1, st.next_hashes);
+                            choose_match(b, split, trace, match_pos, cur_len, cur_offset);
+                            mf_.skip_bytes(in_next, in_end, cur_len - 1, next_hashes);
                             in_next += cur_len - 1;
                             break;
                         }
                         adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
                         u32 next_offset;
                         u32 next_len = mf_.longest_match(in_next, cur_len - 1, max_len, nice_len, depth >> 1,
-                                                         st.next_hashes, next_offset);
+                                                         next_hashes, next_offset);
                         in_next++;
                         if (next_len >= cur_len &&
                             4 * int(next_len - cur_len) + (bsr32(cur_offset) - bsr32(next_offset)) > 2) {
-                            choose_literal(b, st, trace, in_next - 2);
+                            choose_literal(b, split, trace, in_next - 2);
                             cur_len = next_len;
                             cur_offset = next_offset;
                             match_pos = in_next - 1;
@@ -161,32 +168,32 @@ private:
                         if constexpr (kMode == LazyMode::lazy2) {
                             adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
                             next_len = mf_.longest_match(in_next, cur_len - 1, max_len, nice_len, depth >> 2,
-                                                         st.next_hashes, next_offset);
+                                                         next_hashes, next_offset);
                             in_next++;
                             if (next_len >= cur_len &&
                                 4 * int(next_len - cur_len) + (bsr32(cur_offset) - bsr32(next_offset)) > 6) {
-                                choose_literal(b, st, trace, in_next - 3);
-                                choose_literal(b, st, trace, in_next - 2);
+                                choose_literal(b, split, trace, in_next - 3);
+                                choose_literal(b, split, trace, in_next - 2);
                                 cur_len = next_len;
                                 cur_offset = next_offset;
                                 match_pos = in_next - 1;
                                 continue;
                             }
-                            choose_match(b, st, trace, match_pos, cur_len, cur_offset);
+                            choose_match(b, split, trace, match_pos, cur_len, cur_offset);
                             if (cur_len > 3) {
-                                mf_.skip_bytes(in_next, in_end, cur_len - 3, st.next_hashes);
+                                mf_.skip_bytes(in_next, in_end, cur_len - 3, next_hashes);
                                 in_next += cur_len - 3;
                             }
                         } else {
-                            choose_match(b, st, trace, match_pos, cur_len, cur_offset);
-                            mf_.skip_bytes(in_next, in_end, cur_len - 2, st.next_hashes);
+                            choose_match(b, split, trace, match_pos, cur_len, cur_offset);
+                            mf_.skip_bytes(in_next, in_end, cur_len - 2, next_hashes);
                             in_next += cur_len - 2;
                         }
                         break;
                     }
                 }
             } while (in_next < max_block_end && b.below(seq_limit) &&
-                     !st.split_stats.should_end_block(block_begin, in_next, in_end));
+                     !split.should_end_block(block_begin, in_next, in_end));
             st.freqs.litlen[kEndOfBlock]++;
             sink(ParsedBlock{{first_item, std::size_t(in_next - first_item)}, b.first(), &st.freqs, nullptr,
                              in_next == in_end});
@@ -194,17 +201,17 @@ private:
     }
 
     template <class Trace>
-    [[gnu::always_inline]] static void choose_literal(SequenceBuilder& b, LazyParseState& st, Trace& trace,
+    [[gnu::always_inline]] static void choose_literal(SequenceBuilder& b, BlockSplitStats& split, Trace& trace,
                                                       const u8* p) {
         trace.on_literal(p);
-        st.split_stats.observe_literal(*p);
+        split.observe_literal(*p);
         b.literal(*p);
     }
     template <class Trace>
-    [[gnu::always_inline]] static void choose_match(SequenceBuilder& b, LazyParseState& st, Trace& trace,
+    [[gnu::always_inline]] static void choose_match(SequenceBuilder& b, BlockSplitStats& split, Trace& trace,
                                                     const u8* p, u32 len, u32 offset) {
         trace.on_match(p, len, offset);
-        st.split_stats.observe_match(len);
+        split.observe_match(len);
         b.match(len, offset);
     }
 
