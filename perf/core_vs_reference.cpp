@@ -165,19 +165,21 @@ std::string label(const Case& c) {
 
 // ---- the benchmarks -----------------------------------------------------------------
 
-void bm_ours(benchmark::State& state, Case* c) {
+// Times @p compress on the case's input; every run's output is checked against the
+// reference's (outside the timing).
+template <class Compress>
+void run_checked(benchmark::State& state, Case* c, const char* who, Compress&& compress) {
     const auto in = c->in();
-    const Bytes& want = c->reference_output();  // untimed
-    auto& comp = compressor(c->level);
+    const Bytes& want = c->reference_output();  // untimed; also makes the pooled compressor
     const auto out = out_buffer();
     std::size_t n = 0;
     for (auto _ : state) {
-        n = comp.compress(in, out, Format::gzip);
+        n = compress(in, out);
         benchmark::DoNotOptimize(out.data());
         benchmark::ClobberMemory();
         state.PauseTiming();
         if (n != want.size() || std::memcmp(out.data(), want.data(), n) != 0)
-            fail(mismatch(*c, "flowdeflate", out.first(n), want));
+            fail(mismatch(*c, who, out.first(n), want));
         state.ResumeTiming();
     }
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
@@ -187,26 +189,20 @@ void bm_ours(benchmark::State& state, Case* c) {
     state.SetLabel(label(*c));
 }
 
+void bm_ours(benchmark::State& state, Case* c) {
+    auto& comp = compressor(c->level);
+    run_checked(state, c, "flowdeflate",
+                [&](std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
+                    return comp.compress(in, out, Format::gzip);
+                });
+}
+
 void bm_ref(benchmark::State& state, Case* c) {
-    const auto in = c->in();
-    const Bytes& want = c->reference_output();  // untimed; also makes the pooled compressor
     auto& ref = flowdeflate::testing::Reference::get();
-    const auto out = out_buffer();
-    std::size_t n = 0;
-    for (auto _ : state) {
-        n = ref.compress_into(in, c->level, Format::gzip, out);
-        benchmark::DoNotOptimize(out.data());
-        benchmark::ClobberMemory();
-        state.PauseTiming();
-        if (n != want.size() || std::memcmp(out.data(), want.data(), n) != 0)
-            fail(mismatch(*c, "reference compress_into() (not deterministic?)", out.first(n), want));
-        state.ResumeTiming();
-    }
-    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
-                            static_cast<std::int64_t>(in.size()));
-    state.counters["in_bytes"] = static_cast<double>(in.size());
-    state.counters["out_bytes"] = static_cast<double>(n);
-    state.SetLabel(label(*c));
+    run_checked(state, c, "reference compress_into() (not deterministic?)",
+                [&](std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
+                    return ref.compress_into(in, c->level, Format::gzip, out);
+                });
 }
 
 // ---- set-up ---------------------------------------------------------------------------
