@@ -72,6 +72,20 @@ std::size_t DeflateCompressor::deflate(std::span<const u8> in, std::span<u8> out
 }
 
 template <class Sink>
+void DeflateCompressor::parse(InputStream& in, Sink&& sink) {
+    if (fastest_)
+        fastest_->parse(in, sink);
+    else if (greedy_)
+        greedy_->parse(in, sink);
+    else if (lazy_)
+        lazy_->parse(in, sink);
+    else if (lazy2_)
+        lazy2_->parse(in, sink);
+    else if (near_optimal_)
+        near_optimal_->parse(in, BlockSinkRef(sink));
+}
+
+template <class Sink>
 void DeflateCompressor::parse(std::span<const u8> in, Sink&& sink) {
     const u8* begin = in.data();
     const u8* end = begin + in.size();
@@ -88,25 +102,45 @@ void DeflateCompressor::parse(std::span<const u8> in, Sink&& sink) {
 }
 
 namespace {
+constexpr std::size_t kGzipHeaderSize = 10;
+constexpr std::size_t kGzipFooterSize = 8;
+constexpr std::size_t kZlibHeaderSize = 2;
+constexpr std::size_t kZlibFooterSize = 4;
+
+// ID1 ID2 CM=deflate FLG=0 MTIME=0 XFL OS=255 (unknown), as libdeflate writes them.
+void gzip_header(int level, u8 out[kGzipHeaderSize]) {
+    const u8 xfl = level < 2 ? 4 : level >= 8 ? 2 : 0;
+    const u8 header[kGzipHeaderSize] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, xfl, 0xff};
+    std::memcpy(out, header, kGzipHeaderSize);
+}
+
+void zlib_header(int level, u8 out[kZlibHeaderSize]) {
+    const u32 level_hint = level < 2 ? 0 : level < 6 ? 1 : level < 8 ? 2 : 3;
+    u32 hdr = (8u << 8) | (7u << 12) | (level_hint << 6);
+    hdr |= 31 - (hdr % 31);
+    out[0] = u8(hdr >> 8);
+    out[1] = u8(hdr);
+}
+
+void put_be32(u8* p, u32 v) {
+    p[0] = u8(v >> 24);
+    p[1] = u8(v >> 16);
+    p[2] = u8(v >> 8);
+    p[3] = u8(v);
+}
+
 void put_le32(u8* p, u32 v) {
     p[0] = u8(v);
     p[1] = u8(v >> 8);
     p[2] = u8(v >> 16);
     p[3] = u8(v >> 24);
 }
-constexpr std::size_t kGzipHeaderSize = 10;
-constexpr std::size_t kGzipFooterSize = 8;
-constexpr std::size_t kZlibHeaderSize = 2;
-constexpr std::size_t kZlibFooterSize = 4;
 }  // namespace
 
 std::size_t DeflateCompressor::gzip(std::span<const u8> in, std::span<u8> out) {
     if (out.size() <= kGzipHeaderSize + kGzipFooterSize) return 0;
     u8* p = out.data();
-    // ID1 ID2 CM=deflate FLG=0 MTIME=0 XFL OS=255 (unknown), as libdeflate writes them.
-    const u8 xfl = params_.level < 2 ? 4 : params_.level >= 8 ? 2 : 0;
-    const u8 header[kGzipHeaderSize] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, xfl, 0xff};
-    std::memcpy(p, header, kGzipHeaderSize);
+    gzip_header(params_.level, p);
     const std::size_t n = deflate(in, out.subspan(kGzipHeaderSize, out.size() - kGzipHeaderSize - kGzipFooterSize));
     if (n == 0) return 0;
     p += kGzipHeaderSize + n;
@@ -117,21 +151,73 @@ std::size_t DeflateCompressor::gzip(std::span<const u8> in, std::span<u8> out) {
 
 std::size_t DeflateCompressor::zlib(std::span<const u8> in, std::span<u8> out) {
     if (out.size() <= kZlibHeaderSize + kZlibFooterSize) return 0;
-    const int level = params_.level;
-    const u32 level_hint = level < 2 ? 0 : level < 6 ? 1 : level < 8 ? 2 : 3;
-    u32 hdr = (8u << 8) | (7u << 12) | (level_hint << 6);
-    hdr |= 31 - (hdr % 31);
-    out[0] = u8(hdr >> 8);
-    out[1] = u8(hdr);
+    zlib_header(params_.level, out.data());
     const std::size_t n = deflate(in, out.subspan(kZlibHeaderSize, out.size() - kZlibHeaderSize - kZlibFooterSize));
     if (n == 0) return 0;
     const u32 adler = u32(libdeflate_adler32(1, in.data(), in.size()));
-    u8* p = out.data() + kZlibHeaderSize + n;
-    p[0] = u8(adler >> 24);
-    p[1] = u8(adler >> 16);
-    p[2] = u8(adler >> 8);
-    p[3] = u8(adler);
+    put_be32(out.data() + kZlibHeaderSize + n, adler);
     return kZlibHeaderSize + n + kZlibFooterSize;
+}
+
+std::uint64_t DeflateCompressor::compress_stream(InputStream& in, SegmentSink& sink, Format format,
+                                                 std::size_t segment_size) {
+    SegmentedOutput out(sink, segment_size);
+    BitWriter& w = out.writer();
+    u8 framing[kGzipHeaderSize];
+    if (format == Format::gzip) {
+        gzip_header(params_.level, framing);
+        out.put_bytes(framing, kGzipHeaderSize);
+    } else if (format == Format::zlib) {
+        zlib_header(params_.level, framing);
+        out.put_bytes(framing, kZlibHeaderSize);
+    }
+    u32 crc = 0, adler = 1;
+    std::uint64_t size = 0;
+    const auto consumed = [&](const u8* p, std::size_t n) {
+        if (format == Format::gzip)
+            crc = u32(libdeflate_crc32(crc, p, n));
+        else if (format == Format::zlib)
+            adler = u32(libdeflate_adler32(adler, p, n));
+        size += n;
+    };
+
+    const u8* const begin = in.begin();
+    // Is the whole input at most the pass-through size?  (Then ensure() returns its end.)
+    const std::size_t probe = params_.level == 0 ? 0 : params_.max_passthrough_size + 1;
+    const u8* end = in.ensure(begin + probe);
+    if (params_.level == 0 || std::size_t(end - begin) <= params_.max_passthrough_size) {
+        // Stored blocks of at most 65535 bytes, as compress_stored() writes them.
+        const u8* p = begin;
+        for (;;) {
+            end = in.ensure(p + kMaxStoredLen + 1);
+            const std::size_t len = std::min<std::size_t>(kMaxStoredLen, std::size_t(end - p));
+            const bool is_final = p + len == end;  // fewer than 65536 bytes left: the end is known
+            emit_stored(w, {p, len}, is_final);
+            consumed(p, len);
+            p += len;
+            in.release_before(p);
+            out.maybe_hand_off();
+            if (is_final) break;
+        }
+    } else {
+        BlockAssembler assembler(w);
+        parse(in, [&](const ParsedBlock& b) {
+            assembler.append(coder_, b, scratch_codes_);  // never overflows: see kSlack
+            consumed(b.data.data(), b.data.size());
+            out.maybe_hand_off();
+        });
+    }
+    w.finish();
+    if (format == Format::gzip) {
+        put_le32(framing, crc);
+        put_le32(framing + 4, u32(size));  // ISIZE: the size modulo 2^32
+        out.put_bytes(framing, kGzipFooterSize);
+    } else if (format == Format::zlib) {
+        put_be32(framing, adler);
+        out.put_bytes(framing, kZlibFooterSize);
+    }
+    out.finish();
+    return size;
 }
 
 }  // namespace flowdeflate::core

@@ -8,7 +8,9 @@
 #include <span>
 
 #include "core/block_coder.hpp"
+#include "core/input_stream.hpp"
 #include "core/parsed_block.hpp"
+#include "core/segmented_output.hpp"
 #include "core/parser_fastest.hpp"
 #include "core/parser_lazy.hpp"
 #include "core/parser_near_optimal.hpp"
@@ -54,8 +56,16 @@ public:
 
     static std::size_t deflate_bound(std::size_t in_size);
 
+    /// Compresses input that is still arriving into segments of @p segment_size bytes
+    /// (the last may be shorter), byte-identical to the whole-buffer output.  Returns the
+    /// number of input bytes.  Memory is bounded by the stream's window and one segment.
+    std::uint64_t compress_stream(InputStream& in, SegmentSink& out, Format format,
+                                  std::size_t segment_size = kDefaultSegmentSize);
+    static constexpr std::size_t kDefaultSegmentSize = 1u << 20;
+
     /// Runs the level's parser over @p in and passes each ParsedBlock to @p sink.
     template <class Sink> void parse(std::span<const u8> in, Sink&& sink);
+    template <class Sink> void parse(InputStream& in, Sink&& sink);
 
 private:
     LevelParams params_;

@@ -7,6 +7,7 @@
 
 #include "core/block_split.hpp"
 #include "core/ht_match_finder.hpp"
+#include "core/input_stream.hpp"
 #include "core/parsed_block.hpp"
 
 namespace flowdeflate::core {
@@ -29,7 +30,16 @@ public:
     void parse(const u8* in_begin, const u8* in_end, Sink&& sink, Trace&& trace = Trace{}) {
         mf_.init(in_begin);
         FastestParseState st{in_begin, in_begin, 0, 0};
-        run(in_begin, in_end, st, sink, trace);
+        run(in_begin, InputView{in_end, nullptr}, st, sink, trace);
+    }
+
+    /// Parses input that is still arriving (see input_stream.hpp).
+    template <class Sink>
+    void parse(InputStream& in, Sink&& sink) {
+        mf_.init(in.begin());
+        FastestParseState st{in.begin(), in.begin(), 0, 0};
+        NoTrace trace;
+        run(in.begin(), InputView{nullptr, &in}, st, sink, trace);
     }
 
     /// Resumes at @p pos with state @p st, priming the match finder from the input
@@ -39,12 +49,13 @@ public:
                 Trace&& trace = Trace{}) {
         u32 h = 0;
         mf_.prime(in_begin, st.mf_base, pos, h);
-        run(pos, in_end, st, sink, trace);
+        run(pos, InputView{in_end, nullptr}, st, sink, trace);
     }
 
 private:
     template <class Sink, class Trace>
-    void run(const u8* in_next, const u8* in_end, FastestParseState st, Sink& sink, Trace& trace) {
+    void run(const u8* in_next, InputView view, FastestParseState st, Sink& sink, Trace& trace) {
+        const u8* in_end;
         SequenceBuilder b;
         // Only the last 258 bytes of input shrink these, and only downwards.
         u32 max_len = kMaxMatchLen, nice_len = std::min(nice_len_, kMaxMatchLen);
@@ -52,6 +63,7 @@ private:
         bool resumed_mid_block = st.num_matches != 0 || block_begin != in_next;
         do {
             if (!resumed_mid_block) block_begin = in_next;
+            in_end = view.block_end(block_begin);
             const u8* const max_block_end = choose_max_block_end(block_begin, in_end, kFastSoftMaxBlockLength);
             const u8* const first_item = in_next;
             b.begin(seqs_.get() + (resumed_mid_block ? st.num_matches : 0), &freqs_);

@@ -18,6 +18,7 @@
 
 #include "core/block_split.hpp"
 #include "core/hc_match_finder.hpp"
+#include "core/input_stream.hpp"
 #include "core/parsed_block.hpp"
 
 namespace flowdeflate::core {
@@ -49,7 +50,17 @@ public:
         mf_.init(in_begin);
         st_.block_begin = nullptr;  // begin a new block at in_begin
         st_.next_hashes[0] = st_.next_hashes[1] = 0;
-        run(in_begin, in_end, sink, trace);
+        run(in_begin, InputView{in_end, nullptr}, sink, trace);
+    }
+
+    /// Parses input that is still arriving (see input_stream.hpp).
+    template <class Sink>
+    void parse(InputStream& in, Sink&& sink) {
+        mf_.init(in.begin());
+        st_.block_begin = nullptr;
+        st_.next_hashes[0] = st_.next_hashes[1] = 0;
+        NoTrace trace;
+        run(in.begin(), InputView{nullptr, &in}, sink, trace);
     }
 
     /// Resumes at @p pos with @p st (captured at a step position of an earlier parse of
@@ -60,14 +71,15 @@ public:
         st_ = st;
         u32 h[2];
         mf_.prime(in_begin, st.mf_base, pos, h);
-        run(pos, in_end, sink, trace);
+        run(pos, InputView{in_end, nullptr}, sink, trace);
     }
 
 private:
     static constexpr bool kLazy = kMode != LazyMode::greedy;
 
     template <class Sink, class Trace>
-    void run(const u8* in_next, const u8* in_end, Sink& sink, Trace& trace) {
+    void run(const u8* in_next, InputView view, Sink& sink, Trace& trace) {
+        const u8* in_end;
         const u32 depth = max_search_depth_;
         SequenceBuilder b;
         LazyParseState& st = st_;
@@ -77,6 +89,7 @@ private:
         u32 next_hashes[2] = {st.next_hashes[0], st.next_hashes[1]};
         BlockSplitStats split = st.split_stats;
         do {
+            in_end = view.block_end(resumed ? st.block_begin : in_next);
             Sequence* first_seq = seqs_.get();
             if (!resumed) {
                 st.block_begin = in_next;

@@ -382,7 +382,15 @@ void NearOptimalParser::parse(const u8* in_begin, const u8* in_end, BlockSinkRef
     next_hashes_[0] = next_hashes_[1] = 0;
     prev_block_used_only_literals_ = false;
     init_stats();
-    run(in_begin, in_begin, in_end, nullptr, sink, capture);
+    run(in_begin, in_begin, InputView{in_end, nullptr}, nullptr, sink, capture);
+}
+
+void NearOptimalParser::parse(InputStream& in, BlockSinkRef sink) {
+    mf_->init(in.begin());
+    next_hashes_[0] = next_hashes_[1] = 0;
+    prev_block_used_only_literals_ = false;
+    init_stats();
+    run(in.begin(), in.begin(), InputView{nullptr, &in}, nullptr, sink, nullptr);
 }
 
 void NearOptimalParser::resume(const u8* in_begin, const u8* pos, const u8* in_end, const NearOptimalParseState& st,
@@ -396,11 +404,12 @@ void NearOptimalParser::resume(const u8* in_begin, const u8* pos, const u8* in_e
     std::memcpy(match_len_freqs_, st.match_len_freqs, sizeof(match_len_freqs_));
     std::copy(st.cache.begin(), st.cache.end(), match_cache_.get());
     mf_->prime(in_begin, st.mf_base, pos, params_.nice_match_length, params_.max_search_depth, next_hashes_);
-    run(in_begin, pos, in_end, &st, sink, nullptr);
+    run(in_begin, pos, InputView{in_end, nullptr}, &st, sink, nullptr);
 }
 
-void NearOptimalParser::run(const u8* in_begin, const u8* in_next, const u8* in_end,
+void NearOptimalParser::run(const u8* in_begin, const u8* in_next, InputView view,
                             const NearOptimalParseState* resumed, BlockSinkRef sink, NearOptimalCapture* capture) {
+    const u8* in_end;
     const u8* in_block_begin = resumed ? resumed->block_begin : in_next;
     u32 max_len = kMaxMatchLen;
     u32 nice_len = std::min(params_.nice_match_length, max_len);
@@ -409,6 +418,7 @@ void NearOptimalParser::run(const u8* in_begin, const u8* in_next, const u8* in_
     BtMatchFinder& mf = *mf_;
     const u32 depth = params_.max_search_depth;
     do {
+        in_end = view.block_end(in_block_begin);
         const u8* const max_block_end = choose_max_block_end(in_block_begin, in_end, kSoftMaxBlockLength);
         const u8* prev_end_block_check = nullptr;
         bool change_detected = false;

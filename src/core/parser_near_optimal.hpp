@@ -20,6 +20,7 @@
 #include "core/block_coder.hpp"
 #include "core/block_split.hpp"
 #include "core/bt_match_finder.hpp"
+#include "core/input_stream.hpp"
 #include "core/parsed_block.hpp"
 
 namespace flowdeflate::core {
@@ -78,6 +79,8 @@ public:
 
     /// Parses [in_begin, in_end); optionally captures states for resume().
     void parse(const u8* in_begin, const u8* in_end, BlockSinkRef sink, NearOptimalCapture* capture = nullptr);
+    /// Parses input that is still arriving (see input_stream.hpp).
+    void parse(InputStream& in, BlockSinkRef sink);
 
     /// Continues at @p pos (a searched position of an earlier parse of the same input)
     /// from @p st, priming the match finder from the 32 KiB before pos.
@@ -86,7 +89,7 @@ public:
 
 private:
     using Costs = NearOptimalCosts;
-    void run(const u8* in_begin, const u8* in_next, const u8* in_end, const NearOptimalParseState* resumed,
+    void run(const u8* in_begin, const u8* in_next, InputView view, const NearOptimalParseState* resumed,
              BlockSinkRef sink, NearOptimalCapture* capture);
     struct OptimumNode {
         u32 cost_to_end;

@@ -1,0 +1,77 @@
+// segmented_output.hpp - compressed output in fixed-size segments.
+//
+// The streaming compressor never holds more than one segment being filled: once a
+// segment's worth of whole bytes is written, the buffer is handed to a SegmentSink (the
+// graph's writer) and a fresh one continues.  The bit writer's pending bits (less than a
+// byte) simply carry over, so segment boundaries fall anywhere inside a block.
+#pragma once
+
+#include <cstring>
+#include <vector>
+
+#include "core/bit_writer.hpp"
+
+namespace flowdeflate::core {
+
+/// Receives finished segments, in order.
+class SegmentSink {
+public:
+    virtual ~SegmentSink() = default;
+    /// Takes ownership of @p segment (its size is the number of bytes to write).
+    virtual void write(std::vector<u8>&& segment) = 0;
+    /// A buffer of at least @p size bytes to fill next; a sink may recycle written ones.
+    virtual std::vector<u8> buffer(std::size_t size) { return std::vector<u8>(size); }
+};
+
+class SegmentedOutput {
+public:
+    /// Room past a full segment: one block never adds more than its stored size
+    /// (kMaxBlockLength + 5 bytes per 65535), plus framing and the writer's 8-byte stores.
+    static constexpr std::size_t kSlack = 512 * 1024;
+
+    SegmentedOutput(SegmentSink& sink, std::size_t segment_size) : sink_(sink), segment_size_(segment_size) {
+        next_buffer();
+    }
+
+    BitWriter& writer() { return w_; }
+
+    /// Appends whole bytes (the stream must be byte-aligned: headers and trailers).
+    void put_bytes(const u8* p, std::size_t n) {
+        w_.flush();
+        std::memcpy(w_.next, p, n);
+        w_.next += n;
+    }
+
+    /// Hands the segment over once it is full.
+    void maybe_hand_off() {
+        if (std::size_t(w_.next - buf_.data()) >= segment_size_) hand_off();
+    }
+
+    /// Writes the final partial byte and hands over what is left.
+    void finish() {
+        w_.finish();
+        if (w_.next != buf_.data()) hand_off();
+    }
+
+private:
+    void next_buffer() {
+        buf_ = sink_.buffer(segment_size_ + kSlack);
+        const u64 bitbuf = w_.bitbuf;
+        const u32 bitcount = w_.bitcount;
+        w_ = BitWriter(buf_.data(), buf_.data() + buf_.size());
+        w_.bitbuf = bitbuf;
+        w_.bitcount = bitcount;
+    }
+    void hand_off() {
+        buf_.resize(std::size_t(w_.next - buf_.data()));
+        sink_.write(std::move(buf_));
+        next_buffer();
+    }
+
+    SegmentSink& sink_;
+    std::size_t segment_size_;
+    std::vector<u8> buf_;
+    BitWriter w_;
+};
+
+}  // namespace flowdeflate::core
