@@ -16,6 +16,7 @@
 #include <fmt/core.h>
 
 #include "flowdeflate/flowdeflate.hpp"
+#include "graph/pipeline.hpp"
 
 namespace {
 
@@ -47,59 +48,30 @@ void usage(FILE* fp) {
                "  -V         print version\n\n"
                "FILE.gz gets FILE's mode, owner and timestamps; FILE is removed only after FILE.gz\n"
                "is complete.  Exit status: 0 ok, 1 error, 2 a file was skipped with a warning.\n"
-               "This first command line holds each file in memory and compresses on one core.\n");
+               "Files and pipes stream through a bounded window: memory does not grow with the input.\n"
+               "Compression runs on one core for now (the parallel pipeline is not built yet).\n");
 }
 
-bool read_all(int fd, std::vector<std::uint8_t>& data) {
-    struct stat st {};
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) data.reserve(std::size_t(st.st_size));
-    std::uint8_t buf[1 << 16];
-    for (;;) {
-        const ssize_t n = read(fd, buf, sizeof(buf));
-        if (n == 0) return true;
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        data.insert(data.end(), buf, buf + n);
-    }
-}
-
-bool write_all(int fd, const std::uint8_t* p, std::size_t n) {
-    while (n) {
-        const ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        p += w;
-        n -= std::size_t(w);
-    }
-    return true;
-}
-
-int compress_stream(const Options& opt, flowdeflate::Compressor& c, int in_fd, int out_fd, const std::string& name) {
-    std::vector<std::uint8_t> in;
-    if (!read_all(in_fd, in)) {
-        fmt::print(stderr, "flowdeflate: {}: {}\n", name, std::strerror(errno));
+int compress_stream(const Options& opt, int in_fd, int out_fd, const std::string& in_name,
+                    const std::string& out_name) {
+    flowdeflate::graph::PipelineOptions po;
+    po.level = opt.level;
+    try {
+        flowdeflate::graph::compress_fd(in_fd, in_name, out_fd, out_name, po);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "flowdeflate: {}\n", e.what());
         return kExitError;
     }
-    const std::vector<std::uint8_t> out = c.compress(in, flowdeflate::Format::gzip);
-    if (!write_all(out_fd, out.data(), out.size())) {
-        fmt::print(stderr, "flowdeflate: write error: {}\n", std::strerror(errno));
-        return kExitError;
-    }
-    (void)opt;
     return kExitOk;
 }
 
-int compress_file(const Options& opt, flowdeflate::Compressor& c, const std::string& path) {
+int compress_file(const Options& opt, const std::string& path) {
     if (path == "-") {
         if (!opt.force && isatty(STDOUT_FILENO)) {
             fmt::print(stderr, "flowdeflate: refusing to write compressed data to a terminal (use -f)\n");
             return kExitError;
         }
-        return compress_stream(opt, c, STDIN_FILENO, STDOUT_FILENO, "(stdin)");
+        return compress_stream(opt, STDIN_FILENO, STDOUT_FILENO, "(stdin)", "(stdout)");
     }
     if (!opt.force && !opt.to_stdout && path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
         fmt::print(stderr, "flowdeflate: {}: already has .gz suffix -- skipping\n", path);
@@ -135,7 +107,7 @@ int compress_file(const Options& opt, flowdeflate::Compressor& c, const std::str
             close(in_fd);
             return kExitError;
         }
-        const int rc = compress_stream(opt, c, in_fd, STDOUT_FILENO, path);
+        const int rc = compress_stream(opt, in_fd, STDOUT_FILENO, path, "(stdout)");
         close(in_fd);
         return rc;
     }
@@ -153,7 +125,7 @@ int compress_file(const Options& opt, flowdeflate::Compressor& c, const std::str
         close(in_fd);
         return kExitError;
     }
-    int rc = compress_stream(opt, c, in_fd, out_fd, path);
+    int rc = compress_stream(opt, in_fd, out_fd, path, out_path);
     close(in_fd);
     if (rc == kExitOk) {
         // Restore the input's timestamps, owner and mode on the output (as gzip does).
@@ -233,10 +205,9 @@ int main(int argc, char** argv) {
         }
     }
     if (opt.files.empty()) opt.files.emplace_back("-");
-    flowdeflate::Compressor compressor(opt.level);
     bool any_error = false, any_warning = false;
     for (const std::string& f : opt.files) {
-        const int rc = compress_file(opt, compressor, f);
+        const int rc = compress_file(opt, f);
         any_error |= rc == kExitError;
         any_warning |= rc == kExitWarning;
     }

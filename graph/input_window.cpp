@@ -1,0 +1,156 @@
+// input_window.cpp - see input_window.hpp.
+#include "graph/input_window.hpp"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace flowdeflate::graph {
+
+InputWindow::InputWindow(int fd, std::string name, WindowOptions options)
+    : fd_(fd), name_(std::move(name)), options_(options) {
+    page_ = std::size_t(sysconf(_SC_PAGESIZE));
+    struct stat st {};
+    if (fstat(fd_, &st) != 0) throw InputError(name_ + ": " + std::strerror(errno));
+    if (S_ISREG(st.st_mode)) {
+        const off_t pos = lseek(fd_, 0, SEEK_CUR);
+        seekable_ = pos >= 0;
+        start_offset_ = std::uint64_t(std::max<off_t>(pos, 0));
+        expected_size_ = std::uint64_t(st.st_size) - std::min<std::uint64_t>(start_offset_, std::uint64_t(st.st_size));
+    }
+    // One spare page past the end: the reader probes there to notice a file that grew.
+    std::size_t want = seekable_ ? std::size_t(expected_size_) + 2 * page_ : options_.pipe_reserve;
+    want = (want + page_ - 1) / page_ * page_;
+    for (;;) {
+        void* p = mmap(nullptr, want, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p != MAP_FAILED) {
+            base_ = static_cast<std::uint8_t*>(p);
+            reserved_ = want;
+            break;
+        }
+        // A pipe's range may be cut down (ulimit -v); a file's may not.
+        if (seekable_ || want <= (std::size_t(64) << 20))
+            throw InputError(name_ + ": cannot reserve address space for the input: " + std::strerror(errno));
+        want /= 2;
+    }
+}
+
+InputWindow::~InputWindow() {
+    if (base_) munmap(base_, reserved_);
+}
+
+std::uint64_t InputWindow::bytes_read() const {
+    std::lock_guard lock(mutex_);
+    return read_end_;
+}
+
+void InputWindow::fail(std::string message) {
+    std::lock_guard lock(mutex_);
+    if (error_.empty()) error_ = std::move(message);
+    cancelled_ = true;
+    data_cv_.notify_all();
+    room_cv_.notify_all();
+}
+
+void InputWindow::cancel() {
+    std::lock_guard lock(mutex_);
+    cancelled_ = true;
+    data_cv_.notify_all();
+    room_cv_.notify_all();
+}
+
+const std::uint8_t* InputWindow::ensure(const std::uint8_t* need) {
+    const std::size_t want = std::size_t(std::max<std::ptrdiff_t>(need - base_, 0));
+    std::unique_lock lock(mutex_);
+    if (want > wanted_) {
+        wanted_ = want;
+        room_cv_.notify_one();
+    }
+    data_cv_.wait(lock, [&] { return read_end_ >= want || eof_ || cancelled_; });
+    if (!error_.empty()) throw InputError(error_);
+    if (cancelled_ && !eof_ && read_end_ < want) throw InputError(name_ + ": reading was cancelled");
+    return base_ + read_end_;
+}
+
+void InputWindow::release_before(const std::uint8_t* p) {
+    if (p <= base_) return;
+    std::size_t from, upto;
+    {
+        std::lock_guard lock(mutex_);
+        upto = std::min(std::size_t(p - base_), read_end_) / page_ * page_;
+        if (upto <= released_) return;
+        from = released_;
+        released_ = upto;
+    }
+    // Below read_end_ the reader writes nothing, and the compressor is done with it.
+    madvise(base_ + from, upto - from, MADV_DONTNEED);
+    mprotect(base_ + from, upto - from, PROT_NONE);
+}
+
+void InputWindow::commit(std::size_t from, std::size_t to) {
+    const std::size_t a = from / page_ * page_;
+    const std::size_t b = std::min((to + page_ - 1) / page_ * page_, reserved_);
+    if (b > a && mprotect(base_ + a, b - a, PROT_READ | PROT_WRITE) != 0)
+        throw InputError(name_ + ": cannot commit memory for the input: " + std::strerror(errno));
+}
+
+void InputWindow::read_loop() {
+    try {
+        std::size_t end = 0;
+        for (;;) {
+            {
+                std::unique_lock lock(mutex_);
+                room_cv_.wait(lock, [&] { return cancelled_ || read_end_ < wanted_ + options_.ahead; });
+                if (cancelled_) return;
+            }
+            // Read one chunk into freshly committed pages (the compressor reads only below
+            // read_end_, so the reader owns [end, reserved_)).
+            // A file's range has spare pages past its size, so a read there notices growth.
+            const std::size_t chunk = std::min(options_.read_chunk, reserved_ - end);
+            if (chunk == 0) {
+                fail(name_ + ": input is larger than the " + std::to_string(reserved_ >> 20) +
+                     " MiB this process could reserve for it");
+                return;
+            }
+            if (end + chunk > committed_) {
+                commit(committed_, end + chunk);
+                committed_ = std::min((end + chunk + page_ - 1) / page_ * page_, reserved_);
+            }
+            ssize_t n;
+            do {
+                n = seekable_ ? pread(fd_, base_ + end, chunk, off_t(start_offset_ + end)) : read(fd_, base_ + end, chunk);
+            } while (n < 0 && errno == EINTR);
+            if (n < 0) {
+                fail(name_ + ": read error: " + std::strerror(errno));
+                return;
+            }
+            if (seekable_ && end + std::size_t(n) > expected_size_) {
+                fail(name_ + ": file grew while being compressed (expected " + std::to_string(expected_size_) +
+                     " bytes); output not kept");
+                return;
+            }
+            if (n == 0 && seekable_ && end < expected_size_) {
+                fail(name_ + ": file shrank while being compressed (expected " + std::to_string(expected_size_) +
+                     " bytes, found " + std::to_string(end) + "); output not kept");
+                return;
+            }
+            std::lock_guard lock(mutex_);
+            if (n == 0) {
+                eof_ = true;
+                data_cv_.notify_all();
+                return;
+            }
+            end += std::size_t(n);
+            read_end_ = end;
+            data_cv_.notify_all();
+        }
+    } catch (const std::exception& e) {
+        fail(e.what());
+    }
+}
+
+}  // namespace flowdeflate::graph

@@ -1,0 +1,94 @@
+// input_window.hpp - the input side of the streaming graph: a reservation window.
+//
+// The whole input gets one address range, reserved up front (PROT_NONE, MAP_NORESERVE:
+// it costs address space, not memory).  Bytes are copied into it at their own offset
+// with pread()/read() into pages that are committed just before, and pages that fall
+// more than 32 KiB behind the compressor are released (MADV_DONTNEED, then PROT_NONE).
+// So the compressor's pointers are plain pointers into the input, and resident memory
+// is only what lies between the release point and the reader.
+//
+// Why copy and not map the file: a mapped file that shrinks under us turns reads into
+// SIGBUS.  With pread the worst case is a short read, which we detect and report:
+//   - a regular file that ends early (it shrank) or has more bytes than fstat() said
+//     (it grew) is an error: "changed size while being compressed";
+//   - a pipe has no size; its range is reserved large (1 TiB, less if the address space
+//     is limited) and exceeding it is an error.
+//
+// The reader runs on its own I/O thread (read_loop()); the compressor calls ensure(),
+// which waits for the reader, and release_before().  The reader stays at most `ahead`
+// bytes past the furthest byte the compressor asked for.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "core/input_stream.hpp"
+
+namespace flowdeflate::graph {
+
+/// An input problem: read error, size change, too large.  The message is for the user.
+class InputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct WindowOptions {
+    std::size_t ahead = 8u << 20;        ///< read at most this far past what was asked for
+    std::size_t read_chunk = 1u << 20;   ///< bytes per read call
+    std::size_t pipe_reserve = std::size_t(1) << 40;  ///< address range for unknown sizes
+};
+
+class InputWindow final : public core::InputStream {
+public:
+    /// @p fd is read from its current position; @p name is used in messages.
+    InputWindow(int fd, std::string name, WindowOptions options = {});
+    ~InputWindow() override;
+    InputWindow(const InputWindow&) = delete;
+    InputWindow& operator=(const InputWindow&) = delete;
+
+    // core::InputStream
+    const std::uint8_t* begin() const override { return base_; }
+    const std::uint8_t* ensure(const std::uint8_t* need) override;
+    void release_before(const std::uint8_t* p) override;
+
+    /// The reader: fills the window until end of input, an error, or cancel().  Runs on
+    /// an I/O thread; returns when done.
+    void read_loop();
+    /// Stops the reader and wakes everybody (errors, cancellation).
+    void cancel();
+
+    [[nodiscard]] bool seekable() const { return seekable_; }
+    /// Bytes of the input read so far.
+    [[nodiscard]] std::uint64_t bytes_read() const;
+
+private:
+    void commit(std::size_t from, std::size_t to);
+    void fail(std::string message);
+
+    int fd_;
+    std::string name_;
+    WindowOptions options_;
+    bool seekable_ = false;
+    std::uint64_t start_offset_ = 0;   // regular files: where reading starts
+    std::uint64_t expected_size_ = 0;  // regular files: bytes from there at open
+    std::uint8_t* base_ = nullptr;
+    std::size_t reserved_ = 0;
+    std::size_t page_ = 4096;
+
+    mutable std::mutex mutex_;
+    std::condition_variable data_cv_;  // the compressor waits for bytes
+    std::condition_variable room_cv_;  // the reader waits for the compressor to ask for more
+    std::size_t read_end_ = 0;         // bytes present: [released_, read_end_)
+    std::size_t wanted_ = 0;           // furthest byte the compressor asked for
+    std::size_t committed_ = 0;        // pages made writable up to here
+    std::size_t released_ = 0;         // pages released below here
+    bool eof_ = false;
+    bool cancelled_ = false;
+    std::string error_;
+};
+
+}  // namespace flowdeflate::graph

@@ -1,0 +1,106 @@
+// output_writer.cpp - see output_writer.hpp.
+#include "graph/output_writer.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace flowdeflate::graph {
+
+OutputWriter::OutputWriter(int fd, std::string name, std::size_t max_pending)
+    : fd_(fd), name_(std::move(name)), max_pending_(max_pending ? max_pending : 1) {}
+
+void OutputWriter::push(std::vector<std::uint8_t>&& segment, std::function<void()> done) {
+    std::unique_lock lock(mutex_);
+    room_cv_.wait(lock, [&] { return queue_.size() < max_pending_ || cancelled_; });
+    if (!error_.empty() || cancelled_) {
+        lock.unlock();
+        if (done) done();
+        throw OutputError(error_.empty() ? name_ + ": writing was cancelled" : error_);
+    }
+    queue_.push_back(Item{std::move(segment), std::move(done)});
+    work_cv_.notify_one();
+}
+
+std::vector<std::uint8_t> OutputWriter::buffer(std::size_t size) {
+    {
+        std::lock_guard lock(mutex_);
+        if (!free_.empty()) {
+            std::vector<std::uint8_t> v = std::move(free_.back());
+            free_.pop_back();
+            v.resize(size);
+            return v;
+        }
+    }
+    return std::vector<std::uint8_t>(size);
+}
+
+void OutputWriter::close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    work_cv_.notify_all();
+}
+
+void OutputWriter::cancel() {
+    std::lock_guard lock(mutex_);
+    cancelled_ = true;
+    work_cv_.notify_all();
+    room_cv_.notify_all();
+}
+
+std::uint64_t OutputWriter::bytes_written() const {
+    std::lock_guard lock(mutex_);
+    return written_;
+}
+
+std::string OutputWriter::error() const {
+    std::lock_guard lock(mutex_);
+    return error_;
+}
+
+bool OutputWriter::write_all(const std::uint8_t* p, std::size_t n) {
+    while (n) {
+        const ssize_t w = ::write(fd_, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        p += w;
+        n -= std::size_t(w);
+    }
+    return true;
+}
+
+void OutputWriter::write_loop() {
+    for (;;) {
+        Item item;
+        {
+            std::unique_lock lock(mutex_);
+            work_cv_.wait(lock, [&] { return !queue_.empty() || closed_ || cancelled_; });
+            if (queue_.empty()) return;
+            item = std::move(queue_.front());
+            queue_.pop_front();
+            room_cv_.notify_one();
+        }
+        bool ok = true;
+        bool skip;
+        {
+            std::lock_guard lock(mutex_);
+            skip = cancelled_ || !error_.empty();
+        }
+        if (!skip) ok = write_all(item.data.data(), item.data.size());
+        {
+            std::lock_guard lock(mutex_);
+            if (!ok && error_.empty()) {
+                error_ = name_ + ": write error: " + std::strerror(errno);
+                room_cv_.notify_all();
+            }
+            if (ok && !skip) written_ += item.data.size();
+            if (free_.size() < max_pending_ + 1) free_.push_back(std::move(item.data));
+        }
+        if (item.done) item.done();
+    }
+}
+
+}  // namespace flowdeflate::graph

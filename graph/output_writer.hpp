@@ -1,0 +1,67 @@
+// output_writer.hpp - the output side of the streaming graph: a writer on its own I/O
+// thread with a bounded queue of segments.
+//
+// The compressor hands over finished segments (1 MiB by default) and goes on; the writer
+// writes them in order and frees (recycles) them.  At most `max_pending` segments wait,
+// so a slow disk holds the compressor back instead of letting memory grow.  Reading has
+// its own thread too: one I/O thread for both would let an extending write stall reads
+// (the case study tried and dropped that).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace flowdeflate::graph {
+
+/// A write failed (disk full, broken pipe...).  The message is for the user.
+class OutputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class OutputWriter {
+public:
+    OutputWriter(int fd, std::string name, std::size_t max_pending);
+
+    /// Queues @p segment; @p done runs on the writer thread once it is written or dropped.
+    /// Blocks while max_pending segments wait.  Throws OutputError after a failed write.
+    void push(std::vector<std::uint8_t>&& segment, std::function<void()> done);
+    /// A buffer of @p size bytes, recycled from written segments when possible.
+    std::vector<std::uint8_t> buffer(std::size_t size);
+    /// No more segments: the writer finishes what is queued and returns.
+    void close();
+    /// Stops writing; queued segments are dropped (their callbacks still run).
+    void cancel();
+    /// The writer thread's body.
+    void write_loop();
+
+    [[nodiscard]] std::uint64_t bytes_written() const;
+    /// The first write error, or "" when all went well.
+    [[nodiscard]] std::string error() const;
+
+private:
+    struct Item {
+        std::vector<std::uint8_t> data;
+        std::function<void()> done;
+    };
+    bool write_all(const std::uint8_t* p, std::size_t n);
+
+    int fd_;
+    std::string name_;
+    std::size_t max_pending_;
+    mutable std::mutex mutex_;
+    std::condition_variable work_cv_, room_cv_;
+    std::deque<Item> queue_;
+    std::vector<std::vector<std::uint8_t>> free_;
+    bool closed_ = false, cancelled_ = false;
+    std::string error_;
+    std::uint64_t written_ = 0;
+};
+
+}  // namespace flowdeflate::graph

@@ -1,0 +1,98 @@
+// pipeline.cpp - see pipeline.hpp.  The whole graph is wired in compress_fd().
+#include "graph/pipeline.hpp"
+
+#include <tbb/flow_graph.h>
+
+#include <exception>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "core/deflate_compressor.hpp"
+
+namespace flowdeflate::graph {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+using Segment = std::shared_ptr<Bytes>;  // flow-graph messages are copied: share the bytes
+struct InputArriving {};                 // Read -> Compress: the window is filling
+
+// Compress's output: each finished segment leaves through the node's port.
+class PortSink : public core::SegmentSink {
+public:
+    using Ports = tbb::flow::multifunction_node<InputArriving, std::tuple<Segment>>::output_ports_type;
+    PortSink(Ports& ports, OutputWriter& writer) : ports_(ports), writer_(writer) {}
+    void write(Bytes&& segment) override { std::get<0>(ports_).try_put(std::make_shared<Bytes>(std::move(segment))); }
+    Bytes buffer(std::size_t size) override { return writer_.buffer(size); }
+
+private:
+    Ports& ports_;
+    OutputWriter& writer_;
+};
+
+}  // namespace
+
+PipelineResult compress_fd(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
+                           const PipelineOptions& options) {
+    using namespace tbb::flow;
+    InputWindow window(in_fd, in_name, options.window);
+    OutputWriter writer(out_fd, out_name, options.max_pending_segments);
+    core::DeflateCompressor compressor(options.level);
+    std::thread reader_thread, writer_thread;
+    std::exception_ptr failure;
+    PipelineResult result;
+
+    tbb::flow::graph g;
+
+    // Read: hands the window to its I/O thread, and tells Compress to start at once (it
+    // waits inside the window for the bytes it needs).
+    using ReadNode = async_node<InputArriving, InputArriving>;
+    ReadNode read(g, unlimited, [&](const InputArriving& msg, ReadNode::gateway_type& gateway) {
+        gateway.reserve_wait();
+        reader_thread = std::thread([&window, &gateway] {
+            window.read_loop();
+            gateway.release_wait();
+        });
+        gateway.try_put(msg);
+    });
+
+    // Compress: the sequential core over the window; segments go out as they fill.
+    using CompressNode = multifunction_node<InputArriving, std::tuple<Segment>>;
+    CompressNode compress(g, serial, [&](const InputArriving&, CompressNode::output_ports_type& ports) {
+        try {
+            PortSink sink(ports, writer);
+            result.in_bytes = compressor.compress_stream(window, sink, options.format, options.segment_size);
+            writer.close();
+        } catch (...) {
+            failure = std::current_exception();
+            window.cancel();
+            writer.cancel();
+        }
+    });
+
+    // Write: queues each segment for its I/O thread (the body runs in the caller, so a
+    // full queue holds back the compressor, not a worker); the gateway keeps the graph
+    // alive until the segment is written.
+    using WriteNode = async_node<Segment, continue_msg>;
+    WriteNode write(g, unlimited, [&](const Segment& segment, WriteNode::gateway_type& gateway) {
+        gateway.reserve_wait();
+        writer.push(std::move(*segment), [&gateway] { gateway.release_wait(); });
+    });
+
+    make_edge(read, compress);
+    make_edge(output_port<0>(compress), write);
+
+    writer_thread = std::thread([&writer] { writer.write_loop(); });
+    read.try_put(InputArriving{});
+    g.wait_for_all();
+    if (reader_thread.joinable()) reader_thread.join();
+    writer.close();
+    writer_thread.join();
+
+    if (failure) std::rethrow_exception(failure);
+    if (const std::string e = writer.error(); !e.empty()) throw OutputError(e);
+    result.out_bytes = writer.bytes_written();
+    return result;
+}
+
+}  // namespace flowdeflate::graph
