@@ -11,14 +11,16 @@ namespace flowdeflate::graph {
 OutputWriter::OutputWriter(int fd, std::string name, std::size_t max_pending)
     : fd_(fd), name_(std::move(name)), max_pending_(max_pending ? max_pending : 1) {}
 
-void OutputWriter::push(std::vector<std::uint8_t>&& segment, std::function<void()> done) {
+void OutputWriter::reserve() {
     std::unique_lock lock(mutex_);
-    room_cv_.wait(lock, [&] { return queue_.size() < max_pending_ || cancelled_; });
-    if (!error_.empty() || cancelled_) {
-        lock.unlock();
-        if (done) done();
-        throw OutputError(error_.empty() ? name_ + ": writing was cancelled" : error_);
-    }
+    room_cv_.wait(lock, [&] { return in_flight_ < max_pending_ || cancelled_ || !error_.empty(); });
+    if (!error_.empty()) throw OutputError(error_);
+    if (cancelled_) throw OutputError(name_ + ": writing was cancelled");
+    ++in_flight_;
+}
+
+void OutputWriter::push(std::vector<std::uint8_t>&& segment, std::function<void()> done) {
+    std::lock_guard lock(mutex_);
     queue_.push_back(Item{std::move(segment), std::move(done)});
     work_cv_.notify_one();
 }
@@ -77,11 +79,12 @@ void OutputWriter::write_loop() {
         Item item;
         {
             std::unique_lock lock(mutex_);
-            work_cv_.wait(lock, [&] { return !queue_.empty() || closed_ || cancelled_; });
+            // Runs until closed (after the graph is done), so every pushed segment's
+            // callback runs, even after cancel() or a write error.
+            work_cv_.wait(lock, [&] { return !queue_.empty() || closed_; });
             if (queue_.empty()) return;
             item = std::move(queue_.front());
             queue_.pop_front();
-            room_cv_.notify_one();
         }
         bool ok = true;
         bool skip;
@@ -98,6 +101,8 @@ void OutputWriter::write_loop() {
             }
             if (ok && !skip) written_ += item.data.size();
             if (free_.size() < max_pending_ + 1) free_.push_back(std::move(item.data));
+            if (in_flight_) --in_flight_;
+            room_cv_.notify_all();
         }
         if (item.done) item.done();
     }

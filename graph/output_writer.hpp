@@ -29,8 +29,13 @@ class OutputWriter {
 public:
     OutputWriter(int fd, std::string name, std::size_t max_pending);
 
-    /// Queues @p segment; @p done runs on the writer thread once it is written or dropped.
-    /// Blocks while max_pending segments wait.  Throws OutputError after a failed write.
+    /// Waits until fewer than max_pending segments are in flight and takes a place for
+    /// one more.  Called by the compressor before it sends a segment into the graph, so a
+    /// slow writer holds back the compressor, however the graph schedules the Write node.
+    /// Throws OutputError after a failed write.
+    void reserve();
+    /// Queues @p segment (after reserve()); @p done runs on the writer thread once it is
+    /// written or dropped.  Never blocks.
     void push(std::vector<std::uint8_t>&& segment, std::function<void()> done);
     /// A buffer of @p size bytes, recycled from written segments when possible.
     std::vector<std::uint8_t> buffer(std::size_t size);
@@ -59,6 +64,7 @@ private:
     std::condition_variable work_cv_, room_cv_;
     std::deque<Item> queue_;
     std::vector<std::vector<std::uint8_t>> free_;
+    std::size_t in_flight_ = 0;  // reserved and not yet written
     bool closed_ = false, cancelled_ = false;
     std::string error_;
     std::uint64_t written_ = 0;

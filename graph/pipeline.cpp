@@ -14,7 +14,12 @@ namespace flowdeflate::graph {
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
-using Segment = std::shared_ptr<Bytes>;  // flow-graph messages are copied: share the bytes
+// Flow-graph messages are copied: share the bytes.  The number puts segments back in
+// order before Write (a sequencer_node), whatever order the graph delivers them in.
+struct Segment {
+    std::size_t seq = 0;
+    std::shared_ptr<Bytes> bytes;
+};
 struct InputArriving {};                 // Read -> Compress: the window is filling
 
 // Compress's output: each finished segment leaves through the node's port.
@@ -22,12 +27,16 @@ class PortSink : public core::SegmentSink {
 public:
     using Ports = tbb::flow::multifunction_node<InputArriving, std::tuple<Segment>>::output_ports_type;
     PortSink(Ports& ports, OutputWriter& writer) : ports_(ports), writer_(writer) {}
-    void write(Bytes&& segment) override { std::get<0>(ports_).try_put(std::make_shared<Bytes>(std::move(segment))); }
+    void write(Bytes&& segment) override {
+        writer_.reserve();  // the bound on output in flight: waits for the writer
+        std::get<0>(ports_).try_put(Segment{next_seq_++, std::make_shared<Bytes>(std::move(segment))});
+    }
     Bytes buffer(std::size_t size) override { return writer_.buffer(size); }
 
 private:
     Ports& ports_;
     OutputWriter& writer_;
+    std::size_t next_seq_ = 0;
 };
 
 }  // namespace
@@ -62,7 +71,6 @@ PipelineResult compress_fd(int in_fd, const std::string& in_name, int out_fd, co
         try {
             PortSink sink(ports, writer);
             result.in_bytes = compressor.compress_stream(window, sink, options.format, options.segment_size);
-            writer.close();
         } catch (...) {
             failure = std::current_exception();
             window.cancel();
@@ -70,21 +78,22 @@ PipelineResult compress_fd(int in_fd, const std::string& in_name, int out_fd, co
         }
     });
 
-    // Write: queues each segment for its I/O thread (the body runs in the caller, so a
-    // full queue holds back the compressor, not a worker); the gateway keeps the graph
-    // alive until the segment is written.
+    // Write: queues each segment for its I/O thread (never blocks: the compressor
+    // reserved its place); the gateway keeps the graph alive until it is written.
+    sequencer_node<Segment> in_order(g, [](const Segment& s) { return s.seq; });
     using WriteNode = async_node<Segment, continue_msg>;
-    WriteNode write(g, unlimited, [&](const Segment& segment, WriteNode::gateway_type& gateway) {
+    WriteNode write(g, serial, [&](const Segment& segment, WriteNode::gateway_type& gateway) {
         gateway.reserve_wait();
-        writer.push(std::move(*segment), [&gateway] { gateway.release_wait(); });
+        writer.push(std::move(*segment.bytes), [&gateway] { gateway.release_wait(); });
     });
 
     make_edge(read, compress);
-    make_edge(output_port<0>(compress), write);
+    make_edge(output_port<0>(compress), in_order);
+    make_edge(in_order, write);
 
     writer_thread = std::thread([&writer] { writer.write_loop(); });
     read.try_put(InputArriving{});
-    g.wait_for_all();
+    g.wait_for_all();  // every segment was pushed, and written (its gateway released)
     if (reader_thread.joinable()) reader_thread.join();
     writer.close();
     writer_thread.join();

@@ -1,6 +1,6 @@
 // pipeline.hpp - the streaming compression graph (picture 2 of the case study):
 //
-//     Read ──► Compress ──► Write
+//     Read ──► Compress ──► (sequencer) ──► Write
 //
 // Read and Write are async_nodes whose work runs on two dedicated I/O threads (the input
 // window's reader and the output writer); Compress is one serial node that runs the
