@@ -26,17 +26,23 @@ struct InputArriving {};                 // Read -> Compress: the window is fill
 class PortSink : public core::SegmentSink {
 public:
     using Ports = tbb::flow::multifunction_node<InputArriving, std::tuple<Segment>>::output_ports_type;
-    PortSink(Ports& ports, OutputWriter& writer) : ports_(ports), writer_(writer) {}
+    PortSink(Ports& ports, OutputWriter& writer, const InputWindow& window, const PipelineOptions& options)
+        : ports_(ports), writer_(writer), window_(window), options_(options) {}
     void write(Bytes&& segment) override {
         writer_.reserve();  // the bound on output in flight: waits for the writer
+        out_bytes_ += segment.size();
         std::get<0>(ports_).try_put(Segment{next_seq_++, std::make_shared<Bytes>(std::move(segment))});
+        if (options_.progress) options_.progress(window_.bytes_read(), out_bytes_);
     }
     Bytes buffer(std::size_t size) override { return writer_.buffer(size); }
 
 private:
     Ports& ports_;
     OutputWriter& writer_;
+    const InputWindow& window_;
+    const PipelineOptions& options_;
     std::size_t next_seq_ = 0;
+    std::uint64_t out_bytes_ = 0;
 };
 
 }  // namespace
@@ -69,7 +75,7 @@ PipelineResult compress_fd(int in_fd, const std::string& in_name, int out_fd, co
     using CompressNode = multifunction_node<InputArriving, std::tuple<Segment>>;
     CompressNode compress(g, serial, [&](const InputArriving&, CompressNode::output_ports_type& ports) {
         try {
-            PortSink sink(ports, writer);
+            PortSink sink(ports, writer, window, options);
             result.in_bytes = compressor.compress_stream(window, sink, options.format, options.segment_size);
         } catch (...) {
             failure = std::current_exception();

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "flowdeflate/flowdeflate.hpp"
@@ -26,6 +27,9 @@ struct PipelineOptions {
     WindowOptions window{};
     std::size_t segment_size = 1u << 20;   ///< output segment size
     std::size_t max_pending_segments = 4;  ///< segments that may wait for the writer
+    /// Called on the compressing thread after each output segment with the input bytes
+    /// read so far and the output bytes produced so far (for progress displays).
+    std::function<void(std::uint64_t in, std::uint64_t out)> progress;
 };
 
 struct PipelineResult {

@@ -1,215 +1,413 @@
-// main.cpp - the first flowdeflate command line: compresses whole files with the
-// sequential core, writing FILE.gz (or standard output with -c) byte-identical to
-// libdeflate's `gzip` at the same level.  The streaming graph and the full
-// gzip-compatible option set come later (see the README).
+// main.cpp - flowdeflate, the command line: a drop-in for libdeflate's gzip program.
+//
+// Compression streams every file (and standard input) through the flow graph in
+// graph/pipeline.hpp, so memory does not depend on the input size, and writes bytes
+// identical to libdeflate's gzip at the same level.  Decompression and testing use
+// libdeflate's decompressor on the whole compressed file, member by member.
+//
+// Files are never damaged: output goes to a temporary file in the same directory, which
+// is renamed over the final name only when complete (and removed on any error or on
+// SIGINT/SIGTERM/SIGHUP); the input is deleted only after that, and never with -k/-c.
 #include <fcntl.h>
+#include <libdeflate.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <fmt/core.h>
 
-#include "flowdeflate/flowdeflate.hpp"
+#include "cli/options.hpp"
 #include "graph/pipeline.hpp"
 
+namespace flowdeflate::cli {
 namespace {
 
 // Per-file results, combined as libdeflate's gzip does: any error -> exit 1; otherwise
-// any warning (a file skipped) -> exit 2; else 0.
-constexpr int kExitOk = 0;
-constexpr int kExitError = 1;
-constexpr int kExitWarning = 2;
+// any warning (a file skipped) -> exit 2 (0 with -q); else 0.
+enum Status { kOk = 0, kError = 1, kWarning = 2 };
 
-struct Options {
-    int level = flowdeflate::kDefaultLevel;
-    bool to_stdout = false;
-    bool keep = false;
-    bool force = false;
-    std::vector<std::string> files;
+Status error(const std::string& message) {
+    fmt::print(stderr, "flowdeflate: {}\n", message);
+    return kError;
+}
+
+Status warning(const Options& o, const std::string& message) {
+    if (!o.quiet) fmt::print(stderr, "flowdeflate: {}\n", message);
+    return kWarning;
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+// ---- the temporary output file, removed on errors and signals ----------------------
+
+char g_temp_path[PATH_MAX];
+volatile std::sig_atomic_t g_temp_active = 0;
+
+extern "C" void remove_temp_and_die(int sig) {
+    if (g_temp_active) ::unlink(g_temp_path);  // async-signal-safe
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
+
+void install_signal_handlers() {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, remove_temp_and_die);
+}
+
+class TempOutput {
+public:
+    /// Creates a temporary file beside @p final_path.  Empty result: error printed.
+    static bool create(const std::string& final_path, TempOutput& out) {
+        const std::size_t slash = final_path.rfind('/');
+        const std::string dir = slash == std::string::npos ? "" : final_path.substr(0, slash + 1);
+        const std::string base = slash == std::string::npos ? final_path : final_path.substr(slash + 1);
+        const std::string tmpl = dir + "." + base + ".flowdeflate-XXXXXX";
+        if (tmpl.size() >= sizeof(g_temp_path)) {
+            error(final_path + ": name too long");
+            return false;
+        }
+        std::memcpy(g_temp_path, tmpl.c_str(), tmpl.size() + 1);
+        const int fd = ::mkostemp(g_temp_path, O_CLOEXEC);
+        if (fd < 0) {
+            error(final_path + ": " + errno_text());
+            return false;
+        }
+        g_temp_active = 1;
+        out.fd_ = fd;
+        out.final_ = final_path;
+        out.temp_ = g_temp_path;
+        return true;
+    }
+    int fd() const { return fd_; }
+
+    /// Gives the output @p st's mode, owner and times, and renames it into place.
+    bool commit(const struct stat& st) {
+        const struct timespec times[2] = {st.st_atim, st.st_mtim};
+        (void)::fchown(fd_, st.st_uid, st.st_gid);
+        (void)::fchmod(fd_, st.st_mode & 07777);
+        (void)::futimens(fd_, times);
+        if (::close(fd_) != 0) {
+            fd_ = -1;
+            error(final_ + ": " + errno_text());
+            return false;
+        }
+        fd_ = -1;
+        if (::rename(temp_.c_str(), final_.c_str()) != 0) {
+            error(final_ + ": " + errno_text());
+            return false;
+        }
+        g_temp_active = 0;
+        temp_.clear();
+        return true;
+    }
+
+    ~TempOutput() {
+        if (fd_ >= 0) ::close(fd_);
+        if (!temp_.empty()) {
+            ::unlink(temp_.c_str());
+            g_temp_active = 0;
+        }
+    }
+
+private:
+    int fd_ = -1;
+    std::string final_, temp_;
 };
 
-void usage(FILE* fp) {
-    fmt::print(fp,
-               "Usage: flowdeflate [-LEVEL] [-c] [-f] [-k] [-h] [-V] [FILE]...\n"
-               "Compress FILEs to FILE.gz, byte for byte as libdeflate's gzip does at the same level.\n"
-               "With no FILE, or FILE '-', read standard input and write standard output.\n\n"
-               "  -0 .. -12  compression level (default 6; 0 stores, 10-12 are slow and strongest)\n"
-               "  -c         write to standard output, keep the input\n"
-               "  -f         overwrite existing output, compress files already ending in .gz or\n"
-               "             having several hard links, write compressed data to a terminal\n"
-               "  -k         keep (do not delete) input files\n"
-               "  -h         print this help\n"
-               "  -V         print version\n\n"
-               "FILE.gz gets FILE's mode, owner and timestamps; FILE is removed only after FILE.gz\n"
-               "is complete.  Exit status: 0 ok, 1 error, 2 a file was skipped with a warning.\n"
-               "Files and pipes stream through a bounded window: memory does not grow with the input.\n"
-               "Compression runs on one core for now (the parallel pipeline is not built yet).\n");
+bool has_suffix(const std::string& path, const std::string& suffix) {
+    return path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-int compress_stream(const Options& opt, int in_fd, int out_fd, const std::string& in_name,
-                    const std::string& out_name) {
-    flowdeflate::graph::PipelineOptions po;
-    po.level = opt.level;
-    try {
-        flowdeflate::graph::compress_fd(in_fd, in_name, out_fd, out_name, po);
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "flowdeflate: {}\n", e.what());
-        return kExitError;
-    }
-    return kExitOk;
-}
-
-int compress_file(const Options& opt, const std::string& path) {
-    if (path == "-") {
-        if (!opt.force && isatty(STDOUT_FILENO)) {
-            fmt::print(stderr, "flowdeflate: refusing to write compressed data to a terminal (use -f)\n");
-            return kExitError;
-        }
-        return compress_stream(opt, STDIN_FILENO, STDOUT_FILENO, "(stdin)", "(stdout)");
-    }
-    if (!opt.force && !opt.to_stdout && path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
-        fmt::print(stderr, "flowdeflate: {}: already has .gz suffix -- skipping\n", path);
-        return kExitOk;
-    }
-    const int in_fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (in_fd < 0) {
-        fmt::print(stderr, "flowdeflate: {}: {}\n", path, std::strerror(errno));
-        return kExitError;
-    }
+bool exists(const std::string& path) {
     struct stat st {};
-    if (fstat(in_fd, &st) != 0) {
-        fmt::print(stderr, "flowdeflate: {}: unable to stat file\n", path);
-        close(in_fd);
-        return kExitError;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        fmt::print(stderr, "flowdeflate: {} is {} -- skipping\n", path,
-                   S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
-        close(in_fd);
-        return kExitWarning;
-    }
-    if (st.st_nlink > 1 && !opt.force && !opt.keep && !opt.to_stdout) {
-        // Deleting the input would not free it; gzip and libdeflate's gzip refuse too.
-        fmt::print(stderr, "flowdeflate: {} has multiple hard links -- skipping (use -f to process anyway)\n",
-                   path);
-        close(in_fd);
-        return kExitWarning;
-    }
-    if (opt.to_stdout) {
-        if (!opt.force && isatty(STDOUT_FILENO)) {
-            fmt::print(stderr, "flowdeflate: refusing to write compressed data to a terminal (use -f)\n");
-            close(in_fd);
-            return kExitError;
+    return ::lstat(path.c_str(), &st) == 0;
+}
+
+double peak_rss_mib() {
+    struct rusage ru {};
+    ::getrusage(RUSAGE_SELF, &ru);
+    return double(ru.ru_maxrss) / 1024.0;
+}
+
+// ---- progress ---------------------------------------------------------------------------
+
+class Progress {
+public:
+    Progress(const Options& o, std::uint64_t total) : enabled_(o.progress && ::isatty(STDERR_FILENO)), total_(total) {}
+    void update(std::uint64_t in, std::uint64_t out) {
+        if (!enabled_) return;
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last_ < std::chrono::milliseconds(200)) return;
+        last_ = now;
+        const double secs = std::chrono::duration<double>(now - start_).count();
+        if (total_) {
+            const int width = 30;
+            const int filled = int(double(in) / double(total_) * width);
+            fmt::print(stderr, "\r[{:<{}}] {:3.0f}%  {:.1f} MB/s  ratio {:.1f}%", std::string(std::min(filled, width), '#'),
+                       width, 100.0 * double(in) / double(total_), double(in) / 1e6 / std::max(secs, 1e-3),
+                       in ? 100.0 * double(out) / double(in) : 0.0);
+        } else {
+            fmt::print(stderr, "\r{:.1f} MB read  {:.1f} MB/s", double(in) / 1e6, double(in) / 1e6 / std::max(secs, 1e-3));
         }
-        const int rc = compress_stream(opt, in_fd, STDOUT_FILENO, path, "(stdout)");
-        close(in_fd);
-        return rc;
+        shown_ = true;
     }
-    const std::string out_path = path + ".gz";
-    // Write to a temporary name and rename at the end, so no partial output is left.
-    const std::string tmp_path = out_path + ".flowdeflate-tmp";
-    if (!opt.force && access(out_path.c_str(), F_OK) == 0) {
-        fmt::print(stderr, "flowdeflate: {}: already exists; use -f to overwrite\n", out_path);
-        close(in_fd);
-        return kExitError;
+    ~Progress() {
+        if (shown_) fmt::print(stderr, "\r\033[K");
     }
-    const int out_fd = open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, st.st_mode & 0777);
-    if (out_fd < 0) {
-        fmt::print(stderr, "flowdeflate: {}: {}\n", tmp_path, std::strerror(errno));
-        close(in_fd);
-        return kExitError;
+
+private:
+    bool enabled_;
+    std::uint64_t total_;
+    bool shown_ = false;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{};
+};
+
+// ---- compression --------------------------------------------------------------------------
+
+Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
+                   std::uint64_t size_hint, std::uint64_t& in_bytes, std::uint64_t& out_bytes) {
+    graph::PipelineOptions po;
+    po.level = o.level;
+    Progress progress(o, size_hint);
+    po.progress = [&](std::uint64_t in, std::uint64_t out) { progress.update(in, out); };
+    try {
+        const graph::PipelineResult r = graph::compress_fd(in_fd, in_name, out_fd, out_name, po);
+        in_bytes = r.in_bytes;
+        out_bytes = r.out_bytes;
+    } catch (const std::exception& e) {
+        return error(e.what());
     }
-    int rc = compress_stream(opt, in_fd, out_fd, path, out_path);
-    close(in_fd);
-    if (rc == kExitOk) {
-        // Restore the input's timestamps, owner and mode on the output (as gzip does).
-        const struct timespec times[2] = {st.st_atim, st.st_mtim};
-        (void)futimens(out_fd, times);
-        (void)fchown(out_fd, st.st_uid, st.st_gid);
-        (void)fchmod(out_fd, st.st_mode & 07777);
+    return kOk;
+}
+
+void report(const Options& o, const std::string& name, std::uint64_t in, std::uint64_t out, double secs,
+            const std::string& what) {
+    if (!o.verbose) return;
+    const double ratio = in ? 100.0 * (1.0 - double(out) / double(in)) : 0.0;
+    fmt::print(stderr, "{}: {:.1f}% -- {} ({} -> {} bytes, {:.1f} MB/s, peak memory {:.1f} MiB)\n", name, ratio,
+               what, in, out, double(in) / 1e6 / std::max(secs, 1e-6), peak_rss_mib());
+}
+
+Status compress_one(const Options& o, const std::string& path) {
+    const auto start = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    std::uint64_t in_bytes = 0, out_bytes = 0;
+    if (path == "-") {
+        if (!o.force && ::isatty(STDOUT_FILENO))
+            return error("refusing to write compressed data to a terminal (use -f to force)");
+        const Status s = compress_fd(o, STDIN_FILENO, "(stdin)", STDOUT_FILENO, "(stdout)", 0, in_bytes, out_bytes);
+        if (s == kOk) report(o, "(stdin)", in_bytes, out_bytes, elapsed(), "written to standard output");
+        return s;
     }
-    if (close(out_fd) != 0 && rc == kExitOk) {
-        fmt::print(stderr, "flowdeflate: {}: {}\n", out_path, std::strerror(errno));
-        rc = kExitError;
+    if (!o.to_stdout && !o.force && has_suffix(path, o.suffix)) {
+        if (!o.quiet) fmt::print(stderr, "flowdeflate: {}: already has {} suffix -- skipping\n", path, o.suffix);
+        return kOk;
     }
-    if (rc != kExitOk || rename(tmp_path.c_str(), out_path.c_str()) != 0) {
-        if (rc == kExitOk) fmt::print(stderr, "flowdeflate: {}: {}\n", out_path, std::strerror(errno));
-        unlink(tmp_path.c_str());
-        return kExitError;
+    const int in_fd = ::open(path.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    if (in_fd < 0) return error(path + ": " + errno_text());
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{in_fd};
+    struct stat st {};
+    if (::fstat(in_fd, &st) != 0) return error(path + ": " + errno_text());
+    if (!S_ISREG(st.st_mode))
+        return warning(o, path + " is " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") + " -- skipping");
+    ::fcntl(in_fd, F_SETFL, ::fcntl(in_fd, F_GETFL) & ~O_NONBLOCK);
+    if (st.st_nlink > 1 && !o.force && !o.keep && !o.to_stdout)
+        return warning(o, path + " has " + std::to_string(st.st_nlink) +
+                              " hard links -- skipping (use -f or -k to compress it anyway)");
+    if (o.to_stdout) {
+        if (!o.force && ::isatty(STDOUT_FILENO))
+            return error("refusing to write compressed data to a terminal (use -f to force)");
+        const Status s =
+            compress_fd(o, in_fd, path, STDOUT_FILENO, "(stdout)", std::uint64_t(st.st_size), in_bytes, out_bytes);
+        if (s == kOk) report(o, path, in_bytes, out_bytes, elapsed(), "written to standard output");
+        return s;
     }
-    if (!opt.keep && unlink(path.c_str()) != 0) {
-        fmt::print(stderr, "flowdeflate: {}: {}\n", path, std::strerror(errno));
-        return kExitError;
+    const std::string out_path = path + o.suffix;
+    if (!o.force && exists(out_path)) return error(out_path + " already exists; use -f to overwrite");
+    TempOutput out;
+    if (!TempOutput::create(out_path, out)) return kError;
+    if (const Status s = compress_fd(o, in_fd, path, out.fd(), out_path, std::uint64_t(st.st_size), in_bytes, out_bytes);
+        s != kOk)
+        return s;
+    if (!out.commit(st)) return kError;
+    if (!o.keep && ::unlink(path.c_str()) != 0) return error(path + ": " + errno_text());
+    report(o, path, in_bytes, out_bytes, elapsed(), "replaced with " + out_path);
+    return kOk;
+}
+
+// ---- decompression and testing -----------------------------------------------------------
+
+bool write_all(int fd, const std::uint8_t* p, std::size_t n) {
+    while (n) {
+        const ssize_t w = ::write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        p += w;
+        n -= std::size_t(w);
     }
-    return kExitOk;
+    return true;
+}
+
+bool read_all(int fd, std::vector<std::uint8_t>& data) {
+    std::uint8_t buf[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof(buf));
+        if (n == 0) return true;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return false;
+        }
+        data.insert(data.end(), buf, buf + n);
+    }
+}
+
+/// Decompresses every gzip member of @p in, writing the output to @p out_fd (or only
+/// checking it when out_fd < 0).  A member's size is taken from its trailer only as a
+/// first guess: over 4 GiB ISIZE wraps, so the buffer grows until the member fits.
+Status decompress_members(const std::uint8_t* in, std::size_t n, const std::string& name, int out_fd,
+                          const std::string& out_name, std::uint64_t& out_total) {
+    if (n < 18) return error(name + ": not in gzip format (too short)");
+    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+    if (!d) return error("out of memory");
+    struct Free {
+        libdeflate_decompressor* d;
+        ~Free() { libdeflate_free_decompressor(d); }
+    } free_d{d};
+    std::vector<std::uint8_t> out;
+    std::size_t pos = 0;
+    out_total = 0;
+    while (pos < n) {
+        const std::uint8_t* tail = in + n - 4;
+        std::size_t guess = std::size_t(tail[0]) | std::size_t(tail[1]) << 8 | std::size_t(tail[2]) << 16 |
+                            std::size_t(tail[3]) << 24;
+        guess = std::max<std::size_t>({guess, (n - pos) * 4, 1 << 16});
+        if (out.size() < guess) out.resize(guess);
+        for (;;) {
+            std::size_t used_in = 0, produced = 0;
+            const libdeflate_result r =
+                libdeflate_gzip_decompress_ex(d, in + pos, n - pos, out.data(), out.size(), &used_in, &produced);
+            if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
+                if (out.size() > (std::size_t(1) << 62)) return error(name + ": member too large");
+                out.resize(out.size() * 2);
+                continue;
+            }
+            if (r != LIBDEFLATE_SUCCESS)
+                return error(name + (pos == 0 ? ": not in gzip format, or corrupt or truncated"
+                                              : ": corrupt or truncated data after member end"));
+            if (out_fd >= 0 && !write_all(out_fd, out.data(), produced)) return error(out_name + ": " + errno_text());
+            out_total += produced;
+            pos += used_in;
+            break;
+        }
+    }
+    return kOk;
+}
+
+Status decompress_one(const Options& o, std::string path) {
+    std::vector<std::uint8_t> owned;
+    const std::uint8_t* data = nullptr;
+    std::size_t size = 0;
+    struct stat st {};
+    int in_fd = -1;
+    struct Unmap {
+        const void* p = nullptr;
+        std::size_t n = 0;
+        int fd = -1;
+        ~Unmap() {
+            if (p) ::munmap(const_cast<void*>(p), n);
+            if (fd >= 0) ::close(fd);
+        }
+    } unmap;
+    std::string out_path;
+    const bool to_stdout = o.to_stdout && !o.test;
+
+    if (path == "-") {
+        if (!o.force && ::isatty(STDIN_FILENO))
+            return error("refusing to read compressed data from a terminal (use -f to force)");
+        if (!read_all(STDIN_FILENO, owned)) return error("(stdin): " + errno_text());
+        data = owned.data();
+        size = owned.size();
+        path = "(stdin)";
+    } else {
+        if (!o.to_stdout && !o.test && !has_suffix(path, o.suffix)) {
+            if (!exists(path) && exists(path + o.suffix)) {
+                path += o.suffix;
+            } else {
+                return warning(o, "\"" + path + "\" does not end with the " + o.suffix + " suffix -- skipping");
+            }
+        }
+        in_fd = ::open(path.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+        if (in_fd < 0) return error(path + ": " + errno_text());
+        unmap.fd = in_fd;
+        if (::fstat(in_fd, &st) != 0) return error(path + ": " + errno_text());
+        if (!S_ISREG(st.st_mode))
+            return warning(o, path + " is " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+                                  " -- skipping");
+        if (st.st_nlink > 1 && !o.force && !o.keep && !o.to_stdout && !o.test)
+            return warning(o, path + " has " + std::to_string(st.st_nlink) + " hard links -- skipping");
+        size = std::size_t(st.st_size);
+        if (size) {
+            void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, in_fd, 0);
+            if (p == MAP_FAILED) {
+                ::fcntl(in_fd, F_SETFL, ::fcntl(in_fd, F_GETFL) & ~O_NONBLOCK);
+                if (!read_all(in_fd, owned)) return error(path + ": " + errno_text());
+                data = owned.data();
+                size = owned.size();
+            } else {
+                unmap.p = p;
+                unmap.n = size;
+                data = static_cast<const std::uint8_t*>(p);
+            }
+        }
+        if (!o.test && !o.to_stdout) out_path = path.substr(0, path.size() - o.suffix.size());
+    }
+
+    std::uint64_t produced = 0;
+    if (o.test) return decompress_members(data, size, path, -1, "", produced);
+    if (to_stdout || out_path.empty()) return decompress_members(data, size, path, STDOUT_FILENO, "(stdout)", produced);
+
+    if (!o.force && exists(out_path)) return error(out_path + " already exists; use -f to overwrite");
+    TempOutput out;
+    if (!TempOutput::create(out_path, out)) return kError;
+    if (const Status s = decompress_members(data, size, path, out.fd(), out_path, produced); s != kOk) return s;
+    if (!out.commit(st)) return kError;
+    if (!o.keep && ::unlink(path.c_str()) != 0) return error(path + ": " + errno_text());
+    if (o.verbose)
+        fmt::print(stderr, "{}: {} -> {} bytes -- replaced with {}\n", path, size, produced, out_path);
+    return kOk;
 }
 
 }  // namespace
+}  // namespace flowdeflate::cli
 
 int main(int argc, char** argv) {
-    Options opt;
-    bool options_done = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        if (options_done || a == "-" || a.size() < 2 || a[0] != '-') {
-            opt.files.emplace_back(a);
-            continue;
-        }
-        if (a == "--") {
-            options_done = true;
-            continue;
-        }
-        if (a == "--help") {
-            usage(stdout);
-            return kExitOk;
-        }
-        if (a == "--version") {
-            fmt::print("flowdeflate {} (output identical to libdeflate {})\n", flowdeflate::kVersion,
-                       flowdeflate::kReferenceVersion);
-            return kExitOk;
-        }
-        for (std::size_t j = 1; j < a.size(); ++j) {
-            const char ch = a[j];
-            if (ch >= '0' && ch <= '9') {
-                int level = ch - '0';
-                while (j + 1 < a.size() && a[j + 1] >= '0' && a[j + 1] <= '9') level = level * 10 + (a[++j] - '0');
-                if (level > flowdeflate::kMaxLevel) {
-                    fmt::print(stderr, "flowdeflate: invalid compression level: \"{}\"\n", level);
-                    return kExitError;
-                }
-                opt.level = level;
-            } else if (ch == 'c') {
-                opt.to_stdout = true;
-            } else if (ch == 'k') {
-                opt.keep = true;
-            } else if (ch == 'f') {
-                opt.force = true;
-            } else if (ch == 'h') {
-                usage(stdout);
-                return kExitOk;
-            } else if (ch == 'V') {
-                fmt::print("flowdeflate {} (output identical to libdeflate {})\n", flowdeflate::kVersion,
-                           flowdeflate::kReferenceVersion);
-                return kExitOk;
-            } else {
-                fmt::print(stderr, "flowdeflate: invalid option -- '{}'\n", ch);
-                usage(stderr);
-                return kExitError;
-            }
-        }
-    }
-    if (opt.files.empty()) opt.files.emplace_back("-");
+    using namespace flowdeflate::cli;
+    const ParseResult parsed = parse_options(argc, argv);
+    if (!parsed.options) return parsed.exit_status;
+    const Options& o = *parsed.options;
+    install_signal_handlers();
     bool any_error = false, any_warning = false;
-    for (const std::string& f : opt.files) {
-        const int rc = compress_file(opt, f);
-        any_error |= rc == kExitError;
-        any_warning |= rc == kExitWarning;
+    for (const std::string& f : o.files) {
+        const Status s = o.decompress ? decompress_one(o, f) : compress_one(o, f);
+        any_error |= s == kError;
+        any_warning |= s == kWarning;
     }
-    return any_error ? kExitError : any_warning ? kExitWarning : kExitOk;
+    if (any_error) return kError;
+    if (any_warning) return o.quiet ? kOk : kWarning;
+    return kOk;
 }

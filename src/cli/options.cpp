@@ -1,0 +1,204 @@
+// options.cpp - see options.hpp.  Short options combine as gzip users type them (-9ck,
+// -S.z), long ones take "--name value" or "--name=value".
+#include "cli/options.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include <fmt/core.h>
+
+#include "flowdeflate/flowdeflate.hpp"
+
+namespace flowdeflate::cli {
+
+void print_usage(bool to_stderr) {
+    FILE* fp = to_stderr ? stderr : stdout;
+    fmt::print(fp,
+               "Usage: flowdeflate [OPTION]... [FILE]...\n"
+               "Compress or decompress FILEs in the gzip format.  Compressed output is byte for byte\n"
+               "what libdeflate's gzip (1.19 and newer) writes at the same level.\n"
+               "With no FILE, or when FILE is -, read standard input and write standard output.\n"
+               "\n"
+               "  -1 .. -12           compression level (default 6); -0 stores without compressing;\n"
+               "  -L, --level L       10-12 compress most and are slow\n"
+               "  -c, --stdout        write to standard output; keep input files\n"
+               "  -d, --decompress    decompress (multi-member files too)\n"
+               "  -t, --test          test compressed files: decompress and discard\n"
+               "  -f, --force         overwrite existing output files; compress files that already\n"
+               "                      have the suffix or several hard links; write compressed data\n"
+               "                      to a terminal or read it from one\n"
+               "  -k, --keep          keep (do not delete) input files\n"
+               "  -n, --no-name       accepted for compatibility: no name or time is ever stored\n"
+               "  -q, --quiet         suppress warnings (a skipped file then exits 0)\n"
+               "  -S, --suffix SUF    use suffix SUF instead of .gz\n"
+               "  -p, --threads N     worker threads (accepted; compression runs on one core until\n"
+               "                      the parallel pipeline exists)\n"
+               "      --sequential    the sequential streaming graph (the only one so far)\n"
+               "  -v, --verbose       per file: ratio, speed and peak memory on standard error\n"
+               "      --progress      progress bar on standard error (only when it is a terminal)\n"
+               "  -h, --help          print this help\n"
+               "  -V, --version       print the version\n"
+               "\n"
+               "FILE.gz gets FILE's mode, owner and times.  Output is written under a temporary name\n"
+               "and renamed when complete; on an error or SIGINT/SIGTERM it is removed, and the\n"
+               "input is deleted only after its output is complete.  Input and output stream through\n"
+               "a bounded window, so memory does not grow with the file (decompression holds the\n"
+               "compressed file and one member's output in memory, as libdeflate does).\n"
+               "\n"
+               "Exit status: 0 success, 1 error, 2 a file was skipped with a warning.\n");
+}
+
+namespace {
+
+int usage_error(const std::string& message) {
+    fmt::print(stderr, "flowdeflate: {}\n", message);
+    print_usage(true);
+    return 1;
+}
+
+bool parse_int(std::string_view s, int& out) {
+    if (s.empty() || s.size() > 9) return false;
+    int v = 0;
+    for (char ch : s) {
+        if (ch < '0' || ch > '9') return false;
+        v = v * 10 + (ch - '0');
+    }
+    out = v;
+    return true;
+}
+
+}  // namespace
+
+ParseResult parse_options(int argc, char** argv) {
+    Options o;
+    bool options_done = false;
+    auto fail = [](const std::string& m) { return ParseResult{std::nullopt, usage_error(m)}; };
+    auto set_level = [&](std::string_view digits) -> bool {
+        int level;
+        if (!parse_int(digits, level) || level > kMaxLevel) return false;
+        o.level = level;
+        return true;
+    };
+
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (options_done || a == "-" || a.size() < 2 || a[0] != '-') {
+            o.files.emplace_back(a);
+            continue;
+        }
+        if (a == "--") {
+            options_done = true;
+            continue;
+        }
+        if (a.substr(0, 2) == "--") {
+            std::string_view name = a.substr(2), value;
+            bool has_value = false;
+            if (const auto eq = name.find('='); eq != std::string_view::npos) {
+                value = name.substr(eq + 1);
+                name = name.substr(0, eq);
+                has_value = true;
+            }
+            auto take_value = [&]() -> bool {
+                if (has_value) return true;
+                if (i + 1 >= argc) return false;
+                value = argv[++i];
+                return true;
+            };
+            if (name == "stdout" || name == "to-stdout") o.to_stdout = true;
+            else if (name == "decompress" || name == "uncompress") o.decompress = true;
+            else if (name == "test") o.test = true;
+            else if (name == "force") o.force = true;
+            else if (name == "keep") o.keep = true;
+            else if (name == "no-name") {}
+            else if (name == "quiet") o.quiet = true;
+            else if (name == "verbose") o.verbose = true;
+            else if (name == "progress") o.progress = true;
+            else if (name == "sequential") o.sequential = true;
+            else if (name == "help") {
+                print_usage(false);
+                return {std::nullopt, 0};
+            } else if (name == "version") {
+                fmt::print("flowdeflate {}\nOutput identical to libdeflate {}'s gzip.  Algorithm: libdeflate by Eric Biggers (MIT).\n",
+                           kVersion, kReferenceVersion);
+                return {std::nullopt, 0};
+            } else if (name == "level") {
+                if (!take_value() || !set_level(value)) return fail("invalid compression level: \"" + std::string(value) + "\"");
+            } else if (name == "suffix") {
+                if (!take_value()) return fail("option --suffix needs a value");
+                o.suffix = std::string(value);
+            } else if (name == "threads") {
+                if (!take_value() || !parse_int(value, o.threads) || o.threads < 1)
+                    return fail("invalid thread count: \"" + std::string(value) + "\"");
+            } else {
+                return fail("unrecognized option '" + std::string(a) + "'");
+            }
+            continue;
+        }
+        // Short options, possibly combined: -9ck, -S.z, -p4
+        for (std::size_t j = 1; j < a.size(); ++j) {
+            const char ch = a[j];
+            if (ch >= '0' && ch <= '9') {
+                std::size_t k = j;
+                while (k + 1 < a.size() && a[k + 1] >= '0' && a[k + 1] <= '9') ++k;
+                if (!set_level(a.substr(j, k - j + 1)))
+                    return fail("invalid compression level: \"" + std::string(a.substr(j, k - j + 1)) + "\"");
+                j = k;
+                continue;
+            }
+            auto rest_or_next = [&](std::string& out) -> bool {
+                if (j + 1 < a.size()) {
+                    out = std::string(a.substr(j + 1));
+                } else if (i + 1 < argc) {
+                    out = argv[++i];
+                } else {
+                    return false;
+                }
+                j = a.size();
+                return true;
+            };
+            switch (ch) {
+                case 'c': o.to_stdout = true; break;
+                case 'd': o.decompress = true; break;
+                case 't': o.test = true; break;
+                case 'f': o.force = true; break;
+                case 'k': o.keep = true; break;
+                case 'n': break;
+                case 'q': o.quiet = true; break;
+                case 'v': o.verbose = true; break;
+                case 'h': print_usage(false); return {std::nullopt, 0};
+                case 'V':
+                    fmt::print("flowdeflate {}\nOutput identical to libdeflate {}'s gzip.  Algorithm: libdeflate by Eric Biggers (MIT).\n",
+                               kVersion, kReferenceVersion);
+                    return {std::nullopt, 0};
+                case 'S': {
+                    std::string v;
+                    if (!rest_or_next(v)) return fail("option -S needs a value");
+                    o.suffix = v;
+                    break;
+                }
+                case 'L':
+                case 'p': {
+                    std::string v;
+                    if (!rest_or_next(v)) return fail(std::string("option -") + ch + " needs a value");
+                    if (ch == 'L') {
+                        if (!set_level(v)) return fail("invalid compression level: \"" + v + "\"");
+                    } else if (!parse_int(v, o.threads) || o.threads < 1) {
+                        return fail("invalid thread count: \"" + v + "\"");
+                    }
+                    break;
+                }
+                default: return fail(std::string("invalid option -- '") + ch + "'");
+            }
+        }
+    }
+    if (o.suffix.empty()) {
+        fmt::print(stderr, "flowdeflate: invalid suffix\n");
+        return {std::nullopt, 1};
+    }
+    if (o.test) o.decompress = true;
+    if (o.files.empty()) o.files.emplace_back("-");
+    return {o, 0};
+}
+
+}  // namespace flowdeflate::cli
