@@ -82,7 +82,9 @@ void InputWindow::release_before(const std::uint8_t* p) {
     {
         std::lock_guard lock(mutex_);
         upto = std::min(std::size_t(p - base_), read_end_) / page_ * page_;
-        if (upto <= released_) return;
+        // Release in steps of at least release_step: each call changes the page tables of
+        // a multi-threaded process (TLB shootdowns), so not once per small block.
+        if (upto < released_ + options_.release_step) return;
         from = released_;
         released_ = upto;
     }

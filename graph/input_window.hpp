@@ -39,6 +39,7 @@ public:
 struct WindowOptions {
     std::size_t ahead = 8u << 20;        ///< read at most this far past what was asked for
     std::size_t read_chunk = 1u << 20;   ///< bytes per read call
+    std::size_t release_step = 2u << 20; ///< release input behind in steps this large
     std::size_t pipe_reserve = std::size_t(1) << 40;  ///< address range for unknown sizes
 };
 

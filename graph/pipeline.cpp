@@ -2,6 +2,7 @@
 #include "graph/pipeline.hpp"
 
 #include <tbb/flow_graph.h>
+#include <tbb/task_arena.h>
 
 #include <exception>
 #include <memory>
@@ -57,52 +58,59 @@ PipelineResult compress_fd(int in_fd, const std::string& in_name, int out_fd, co
     std::exception_ptr failure;
     PipelineResult result;
 
-    tbb::flow::graph g;
+    // Two threads whatever the machine: the caller runs the Compress task; the other
+    // forwards segments (buffering nodes forward through tasks) into Write.  With one,
+    // Compress would wait for room in the writer forever (and the default arena has one
+    // thread on a one-core machine).
+    tbb::task_arena arena(2);
+    arena.execute([&] {
+        tbb::flow::graph g;
 
-    // Read: hands the window to its I/O thread, and tells Compress to start at once (it
-    // waits inside the window for the bytes it needs).
-    using ReadNode = async_node<InputArriving, InputArriving>;
-    ReadNode read(g, unlimited, [&](const InputArriving& msg, ReadNode::gateway_type& gateway) {
-        gateway.reserve_wait();
-        reader_thread = std::thread([&window, &gateway] {
-            window.read_loop();
-            gateway.release_wait();
+        // Read: hands the window to its I/O thread, and tells Compress to start at once (it
+        // waits inside the window for the bytes it needs).
+        using ReadNode = async_node<InputArriving, InputArriving>;
+        ReadNode read(g, unlimited, [&](const InputArriving& msg, ReadNode::gateway_type& gateway) {
+            gateway.reserve_wait();
+            reader_thread = std::thread([&window, &gateway] {
+                window.read_loop();
+                gateway.release_wait();
+            });
+            gateway.try_put(msg);
         });
-        gateway.try_put(msg);
+
+        // Compress: the sequential core over the window; segments go out as they fill.
+        using CompressNode = multifunction_node<InputArriving, std::tuple<Segment>>;
+        CompressNode compress(g, serial, [&](const InputArriving&, CompressNode::output_ports_type& ports) {
+            try {
+                PortSink sink(ports, writer, window, options);
+                result.in_bytes = compressor.compress_stream(window, sink, options.format, options.segment_size);
+            } catch (...) {
+                failure = std::current_exception();
+                window.cancel();
+                writer.cancel();
+            }
+        });
+
+        // Write: queues each segment for its I/O thread (never blocks: the compressor
+        // reserved its place); the gateway keeps the graph alive until it is written.
+        sequencer_node<Segment> in_order(g, [](const Segment& s) { return s.seq; });
+        using WriteNode = async_node<Segment, continue_msg>;
+        WriteNode write(g, serial, [&](const Segment& segment, WriteNode::gateway_type& gateway) {
+            gateway.reserve_wait();
+            writer.push(std::move(*segment.bytes), [&gateway] { gateway.release_wait(); });
+        });
+
+        make_edge(read, compress);
+        make_edge(output_port<0>(compress), in_order);
+        make_edge(in_order, write);
+
+        writer_thread = std::thread([&writer] { writer.write_loop(); });
+        read.try_put(InputArriving{});
+        g.wait_for_all();  // every segment was pushed, and written (its gateway released)
+        if (reader_thread.joinable()) reader_thread.join();
+        writer.close();
+        writer_thread.join();
     });
-
-    // Compress: the sequential core over the window; segments go out as they fill.
-    using CompressNode = multifunction_node<InputArriving, std::tuple<Segment>>;
-    CompressNode compress(g, serial, [&](const InputArriving&, CompressNode::output_ports_type& ports) {
-        try {
-            PortSink sink(ports, writer, window, options);
-            result.in_bytes = compressor.compress_stream(window, sink, options.format, options.segment_size);
-        } catch (...) {
-            failure = std::current_exception();
-            window.cancel();
-            writer.cancel();
-        }
-    });
-
-    // Write: queues each segment for its I/O thread (never blocks: the compressor
-    // reserved its place); the gateway keeps the graph alive until it is written.
-    sequencer_node<Segment> in_order(g, [](const Segment& s) { return s.seq; });
-    using WriteNode = async_node<Segment, continue_msg>;
-    WriteNode write(g, serial, [&](const Segment& segment, WriteNode::gateway_type& gateway) {
-        gateway.reserve_wait();
-        writer.push(std::move(*segment.bytes), [&gateway] { gateway.release_wait(); });
-    });
-
-    make_edge(read, compress);
-    make_edge(output_port<0>(compress), in_order);
-    make_edge(in_order, write);
-
-    writer_thread = std::thread([&writer] { writer.write_loop(); });
-    read.try_put(InputArriving{});
-    g.wait_for_all();  // every segment was pushed, and written (its gateway released)
-    if (reader_thread.joinable()) reader_thread.join();
-    writer.close();
-    writer_thread.join();
 
     if (failure) std::rethrow_exception(failure);
     if (const std::string e = writer.error(); !e.empty()) throw OutputError(e);

@@ -295,7 +295,10 @@ Status decompress_members(const std::uint8_t* in, std::size_t n, const std::stri
         const std::uint8_t* tail = in + n - 4;
         std::size_t guess = std::size_t(tail[0]) | std::size_t(tail[1]) << 8 | std::size_t(tail[2]) << 16 |
                             std::size_t(tail[3]) << 24;
-        guess = std::max<std::size_t>({guess, (n - pos) * 4, 1 << 16});
+        // DEFLATE expands at most 1032:1, so a larger ISIZE is damage, not a size hint.
+        const std::size_t most = (n - pos) * 1032 + 1024;
+        if (guess > most) guess = (n - pos) * 4;
+        guess = std::max<std::size_t>({guess, std::min((n - pos) * 4, most), 1 << 16});
         if (out.size() < guess) out.resize(guess);
         for (;;) {
             std::size_t used_in = 0, produced = 0;
