@@ -164,6 +164,41 @@ TEST(Pipeline, FileThatShrinksIsAnError) {
     EXPECT_NE(error.find("shrank while being compressed"), std::string::npos) << "error: '" << error << "'";
 }
 
+// The same for a file that grows: the reader finds bytes past the size it started with.
+TEST(Pipeline, FileThatGrowsIsAnError) {
+    TempDir dir;
+    const auto path = dir.path / "grows";
+    const Bytes data = testing::generate(testing::Kind::random, 6 * 1024 * 1024, 9);
+    write_file(path, data);
+    const int in = ::open(path.c_str(), O_RDONLY);
+    int out[2];
+    ASSERT_EQ(::pipe(out), 0);
+    PipelineOptions options;
+    options.level = 1;
+    options.window.ahead = 1 << 20;
+    options.max_pending_segments = 1;
+    std::string error;
+    std::thread run([&] {
+        try {
+            compress_fd(in, "grows", out[1], "out", options);
+        } catch (const InputError& e) {
+            error = e.what();
+        }
+        ::close(out[1]);
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    FILE* f = std::fopen(path.c_str(), "ab");
+    ASSERT_NE(f, nullptr);
+    const Bytes more(1 << 20, 'x');
+    ASSERT_EQ(std::fwrite(more.data(), 1, more.size(), f), more.size());
+    std::fclose(f);
+    (void)read_fd_all(out[0]);
+    run.join();
+    ::close(out[0]);
+    ::close(in);
+    EXPECT_NE(error.find("grew while being compressed"), std::string::npos) << "error: '" << error << "'";
+}
+
 TEST(Pipeline, WriteErrorIsReported) {
     const Bytes data = testing::generate(testing::Kind::random, 3 * 1024 * 1024, 8);
     TempDir dir;

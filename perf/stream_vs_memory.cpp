@@ -1,0 +1,87 @@
+// stream_vs_memory.cpp - the streaming graph against the in-memory core, same process,
+// same file: how much do the window, the reader and writer threads and the segments cost?
+//
+//   ours_memory/L/file : flowdeflate::Compressor::compress() on the file already in memory
+//   ours_stream/L/file : graph::compress_fd() from the file (page cache) to /dev/null
+//
+// Both include CRC-32 and gzip framing.  Corpus: FLOWDEFLATE_CORPUS or build/corpus
+// (files up to 200 MB).  Levels: FLOWDEFLATE_BENCH_LEVELS (default "1 6 9").
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "flowdeflate/flowdeflate.hpp"
+#include "graph/pipeline.hpp"
+
+namespace {
+
+std::vector<std::uint8_t> slurp(const std::filesystem::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::vector<std::uint8_t>((std::istreambuf_iterator<char>(f)), {});
+}
+
+void bm_memory(benchmark::State& state, std::filesystem::path path, int level) {
+    const std::vector<std::uint8_t> in = slurp(path);
+    flowdeflate::Compressor c(level);
+    std::vector<std::uint8_t> out(flowdeflate::Compressor::bound(in.size(), flowdeflate::Format::gzip));
+    for (auto _ : state) benchmark::DoNotOptimize(c.compress(in, out, flowdeflate::Format::gzip));
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(in.size()));
+}
+
+void bm_stream(benchmark::State& state, std::filesystem::path path, int level) {
+    const auto size = std::filesystem::file_size(path);
+    flowdeflate::graph::PipelineOptions options;
+    options.level = level;
+    const int null_fd = ::open("/dev/null", O_WRONLY);
+    for (auto _ : state) {
+        const int fd = ::open(path.c_str(), O_RDONLY);
+        benchmark::DoNotOptimize(flowdeflate::graph::compress_fd(fd, path.string(), null_fd, "/dev/null", options));
+        ::close(fd);
+    }
+    ::close(null_fd);
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(size));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const char* env = std::getenv("FLOWDEFLATE_CORPUS");
+    const std::filesystem::path corpus = env ? env : std::filesystem::path(FLOWDEFLATE_SOURCE_DIR) / "build/corpus";
+    std::vector<int> levels = {1, 6, 9};
+    if (const char* l = std::getenv("FLOWDEFLATE_BENCH_LEVELS")) {
+        levels.clear();
+        std::istringstream is(l);
+        for (int v; is >> v;) levels.push_back(v);
+    }
+    std::vector<std::filesystem::path> files;
+    if (std::filesystem::is_directory(corpus))
+        for (const auto& e : std::filesystem::directory_iterator(corpus))
+            if (e.is_regular_file() && e.file_size() <= (200u << 20) && e.path().filename().string()[0] != '.' &&
+                e.path().filename() != "MANIFEST.sha256" && e.path().filename() != "SOURCES.txt")
+                files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files)
+        for (int level : levels) {
+            std::string id = "/L";
+            id += std::to_string(level);
+            id += '/';
+            id += f.filename().string();
+            const std::string memory_name = std::string("ours_memory").append(id);
+            const std::string stream_name = std::string("ours_stream").append(id);
+            benchmark::RegisterBenchmark(memory_name.c_str(), bm_memory, f, level)->UseRealTime()->Unit(benchmark::kMillisecond);
+            benchmark::RegisterBenchmark(stream_name.c_str(), bm_stream, f, level)->UseRealTime()->Unit(benchmark::kMillisecond);
+        }
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
