@@ -1,6 +1,8 @@
 // output_writer.cpp - see output_writer.hpp.
 #include "graph/output_writer.hpp"
 
+#include "graph/fd_io.hpp"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -61,19 +63,6 @@ std::string OutputWriter::error() const {
     return error_;
 }
 
-bool OutputWriter::write_all(const std::uint8_t* p, std::size_t n) {
-    while (n) {
-        const ssize_t w = ::write(fd_, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        p += w;
-        n -= std::size_t(w);
-    }
-    return true;
-}
-
 void OutputWriter::write_loop() {
     for (;;) {
         Item item;
@@ -92,7 +81,7 @@ void OutputWriter::write_loop() {
             std::lock_guard lock(mutex_);
             skip = cancelled_ || !error_.empty();
         }
-        if (!skip) ok = write_all(item.data.data(), item.data.size());
+        if (!skip) ok = graph::write_all(fd_, item.data.data(), item.data.size());
         {
             std::lock_guard lock(mutex_);
             if (!ok && error_.empty()) {

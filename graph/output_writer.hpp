@@ -55,7 +55,6 @@ private:
         std::vector<std::uint8_t> data;
         std::function<void()> done;
     };
-    bool write_all(const std::uint8_t* p, std::size_t n);
 
     int fd_;
     std::string name_;

@@ -130,72 +130,56 @@ TEST(Pipeline, DefaultOptionsOnMegabytesOfText) {
     EXPECT_TRUE(through_pipe(data, options) == whole_buffer(data, options.level));
 }
 
-// A file that shrinks while it is compressed: the output is held back (the writer's
-// queue is full because nobody reads the output pipe yet), the file is truncated, then
-// the output is drained; the reader must find the early end and report it.
+// Changes a file while it is being compressed and returns the InputError message.  The
+// output is held back (the writer's queue is full because nobody reads the output pipe
+// yet), @p change runs, then the output is drained; the reader must find the change.
+template <class Change>
+std::string error_when_changed(const std::filesystem::path& path, std::size_t size, Change change) {
+    write_file(path, testing::generate(testing::Kind::random, size, 7));
+    const int in = ::open(path.c_str(), O_RDONLY);
+    int out[2];
+    EXPECT_EQ(::pipe(out), 0);
+    PipelineOptions options;
+    options.level = 1;
+    options.window.ahead = 1 << 20;
+    options.max_pending_segments = 1;
+    std::string error;
+    std::thread run([&] {
+        try {
+            compress_fd(in, path.filename().string(), out[1], "out", options);
+        } catch (const InputError& e) {
+            error = e.what();
+        }
+        ::close(out[1]);
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    change();
+    (void)read_fd_all(out[0]);
+    run.join();
+    ::close(out[0]);
+    ::close(in);
+    return error;
+}
+
 TEST(Pipeline, FileThatShrinksIsAnError) {
     TempDir dir;
     const auto path = dir.path / "shrinks";
-    const Bytes data = testing::generate(testing::Kind::random, 24 * 1024 * 1024, 7);
-    write_file(path, data);
-    const int in = ::open(path.c_str(), O_RDONLY);
-    int out[2];
-    ASSERT_EQ(::pipe(out), 0);
-    PipelineOptions options;
-    options.level = 1;
-    options.window.ahead = 1 << 20;
-    options.max_pending_segments = 1;
-    std::string error;
-    std::thread run([&] {
-        try {
-            compress_fd(in, "shrinks", out[1], "out", options);
-        } catch (const InputError& e) {
-            error = e.what();
-        }
-        ::close(out[1]);
+    const std::string error = error_when_changed(path, 24 * 1024 * 1024, [&] {
+        ASSERT_EQ(::truncate(path.c_str(), 4 * 1024 * 1024), 0);  // cut to 4 MiB
     });
-    // Let the pipeline fill the pipe and block, then cut the file to 4 MiB.
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    ASSERT_EQ(::truncate(path.c_str(), 4 * 1024 * 1024), 0);
-    (void)read_fd_all(out[0]);
-    run.join();
-    ::close(out[0]);
-    ::close(in);
     EXPECT_NE(error.find("shrank while being compressed"), std::string::npos) << "error: '" << error << "'";
 }
 
-// The same for a file that grows: the reader finds bytes past the size it started with.
 TEST(Pipeline, FileThatGrowsIsAnError) {
     TempDir dir;
     const auto path = dir.path / "grows";
-    const Bytes data = testing::generate(testing::Kind::random, 6 * 1024 * 1024, 9);
-    write_file(path, data);
-    const int in = ::open(path.c_str(), O_RDONLY);
-    int out[2];
-    ASSERT_EQ(::pipe(out), 0);
-    PipelineOptions options;
-    options.level = 1;
-    options.window.ahead = 1 << 20;
-    options.max_pending_segments = 1;
-    std::string error;
-    std::thread run([&] {
-        try {
-            compress_fd(in, "grows", out[1], "out", options);
-        } catch (const InputError& e) {
-            error = e.what();
-        }
-        ::close(out[1]);
+    const std::string error = error_when_changed(path, 6 * 1024 * 1024, [&] {
+        FILE* f = std::fopen(path.c_str(), "ab");
+        ASSERT_NE(f, nullptr);
+        const Bytes more(1 << 20, 'x');
+        ASSERT_EQ(std::fwrite(more.data(), 1, more.size(), f), more.size());
+        std::fclose(f);
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    FILE* f = std::fopen(path.c_str(), "ab");
-    ASSERT_NE(f, nullptr);
-    const Bytes more(1 << 20, 'x');
-    ASSERT_EQ(std::fwrite(more.data(), 1, more.size(), f), more.size());
-    std::fclose(f);
-    (void)read_fd_all(out[0]);
-    run.join();
-    ::close(out[0]);
-    ::close(in);
     EXPECT_NE(error.find("grew while being compressed"), std::string::npos) << "error: '" << error << "'";
 }
 

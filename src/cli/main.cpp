@@ -28,6 +28,7 @@
 #include <fmt/core.h>
 
 #include "cli/options.hpp"
+#include "graph/fd_io.hpp"
 #include "graph/pipeline.hpp"
 
 namespace flowdeflate::cli {
@@ -250,31 +251,8 @@ Status compress_one(const Options& o, const std::string& path) {
 
 // ---- decompression and testing -----------------------------------------------------------
 
-bool write_all(int fd, const std::uint8_t* p, std::size_t n) {
-    while (n) {
-        const ssize_t w = ::write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        p += w;
-        n -= std::size_t(w);
-    }
-    return true;
-}
-
-bool read_all(int fd, std::vector<std::uint8_t>& data) {
-    std::uint8_t buf[1 << 16];
-    for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof(buf));
-        if (n == 0) return true;
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        data.insert(data.end(), buf, buf + n);
-    }
-}
+using graph::read_all;
+using graph::write_all;
 
 /// Decompresses every gzip member of @p in, writing the output to @p out_fd (or only
 /// checking it when out_fd < 0).  A member's size is taken from its trailer only as a
