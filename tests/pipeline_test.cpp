@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -152,7 +153,9 @@ std::string error_when_changed(const std::filesystem::path& path, std::size_t si
         }
         ::close(out[1]);
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Wait until compressed bytes arrive: the window exists and the reader is under way.
+    struct pollfd ready {out[0], POLLIN, 0};
+    EXPECT_EQ(::poll(&ready, 1, 30000), 1);
     change();
     (void)read_fd_all(out[0]);
     run.join();
