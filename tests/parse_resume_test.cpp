@@ -29,7 +29,7 @@ struct Item {
 };
 
 template <class State>
-struct RecordingTrace {
+struct RecordingTrace : core::NoTrace {
     static constexpr bool kEnabled = true;
     const u8* base = nullptr;
     std::vector<std::size_t> targets;  // sorted

@@ -54,8 +54,11 @@ struct LevelParams {
 /// A parse observer that does nothing (the default).  Tests and the parallel resolver
 /// plug in observers that record items or capture the parse state at given positions.
 struct NoTrace {
-    static constexpr bool kEnabled = false;
+    static constexpr bool kEnabled = false;  ///< on_step() gets the whole parse state
+    static constexpr bool kSteps = false;    ///< stop() and on_step_begin() are called
     template <class State> void on_step(const u8*, const State&) {}
+    bool stop(const u8*) { return false; }   ///< end the parse before this step
+    void on_step_begin(const u8*, u32 /*min_len*/) {}
     void on_literal(const u8*) {}
     void on_match(const u8*, u32, u32) {}
 };

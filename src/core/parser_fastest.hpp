@@ -52,7 +52,52 @@ public:
         run(pos, InputView{in_end, nullptr}, st, sink, trace);
     }
 
+    /// One step at @p in_next: a literal or a match (or, in the last few bytes, all the
+    /// remaining literals).  Items depend only on the position (the match finder's state
+    /// is a function of the 32 KiB before it), never on the block.  @p max_len and
+    /// @p nice_len start at 258 and the level's nice length; they shrink near the end.
+    template <class Out>
+    [[gnu::always_inline]] const u8* step(const u8* in_next, const u8* in_end, u32& max_len, u32& nice_len,
+                                          u32& next_hash, Out& out) {
+        const std::size_t remaining = std::size_t(in_end - in_next);
+        if (remaining < kMaxMatchLen) [[unlikely]] {
+            max_len = u32(remaining);
+            if (max_len < HtMatchFinder::kRequiredBytes) {
+                do out.literal(in_next++);
+                while (--max_len);
+                return in_next;
+            }
+            nice_len = std::min(nice_len, max_len);
+        }
+        u32 offset;
+        const u32 length = mf_.longest_match(in_next, max_len, nice_len, next_hash, offset);
+        if (length) {
+            out.match(in_next, length, offset);
+            mf_.skip_bytes(in_next + 1, in_end, length - 1, next_hash);
+            return in_next + length;
+        }
+        out.literal(in_next);
+        return in_next + 1;
+    }
+
+    void prime(const u8* in_begin, const u8* pos, u32& next_hash) { mf_.prime(in_begin, pos, pos, next_hash); }
+    [[nodiscard]] u32 nice_len() const { return nice_len_; }
+
 private:
+    template <class Trace>
+    struct BuildItems {
+        SequenceBuilder& b;
+        Trace& trace;
+        [[gnu::always_inline]] void literal(const u8* p) {
+            trace.on_literal(p);
+            b.literal(*p);
+        }
+        [[gnu::always_inline]] void match(const u8* p, u32 len, u32 offset) {
+            trace.on_match(p, len, offset);
+            b.match(len, offset);
+        }
+    };
+
     template <class Sink, class Trace>
     void run(const u8* in_next, InputView view, FastestParseState st, Sink& sink, Trace& trace) {
         const u8* in_end;
@@ -76,29 +121,12 @@ private:
                     st.num_matches = u32(b.num_matches() + (b.first() - seqs_.get()));
                     trace.on_step(in_next, st);
                 }
-                const std::size_t remaining = std::size_t(in_end - in_next);
-                if (remaining < kMaxMatchLen) [[unlikely]] {
-                    max_len = u32(remaining);
-                    if (max_len < HtMatchFinder::kRequiredBytes) {
-                        do {
-                            trace.on_literal(in_next);
-                            b.literal(*in_next++);
-                        } while (--max_len);
-                        break;
-                    }
-                    nice_len = std::min(nice_len, max_len);
+                if constexpr (std::decay_t<Trace>::kSteps) {
+                    if (trace.stop(in_next)) return;
+                    trace.on_step_begin(in_next, 0);
                 }
-                u32 offset;
-                const u32 length = mf_.longest_match(in_next, max_len, nice_len, st.next_hash, offset);
-                if (length) {
-                    trace.on_match(in_next, length, offset);
-                    b.match(length, offset);
-                    mf_.skip_bytes(in_next + 1, in_end, length - 1, st.next_hash);
-                    in_next += length;
-                } else {
-                    trace.on_literal(in_next);
-                    b.literal(*in_next++);
-                }
+                BuildItems<std::decay_t<Trace>> items{b, trace};
+                in_next = step(in_next, in_end, max_len, nice_len, st.next_hash, items);
             } while (in_next < max_block_end && b.below(seq_limit));
             freqs_.litlen[kEndOfBlock]++;
             sink(ParsedBlock{{first_item, std::size_t(in_next - first_item)}, b.first(), &freqs_, nullptr,

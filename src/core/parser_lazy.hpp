@@ -39,8 +39,29 @@ struct LazyParseState {
 
 [[gnu::always_inline]] inline int bsr32(u32 v) { return 31 - __builtin_clz(v); }
 
+/// Where the sequential parse puts a step's items: the block's sequences, the split
+/// statistics and the trace.
+template <class Trace>
+struct BuildItems {
+    SequenceBuilder& b;
+    BlockSplitStats& split;
+    Trace& trace;
+    [[gnu::always_inline]] void literal(const u8* p) {
+        trace.on_literal(p);
+        split.observe_literal(*p);
+        b.literal(*p);
+    }
+    [[gnu::always_inline]] void match(const u8* p, u32 len, u32 offset) {
+        trace.on_match(p, len, offset);
+        split.observe_match(len);
+        b.match(len, offset);
+    }
+};
+
 template <LazyMode kMode>
 class LazyParser {
+    static constexpr bool kLazy = kMode != LazyMode::greedy;
+
 public:
     explicit LazyParser(const LevelParams& params)
         : max_search_depth_(params.max_search_depth), nice_match_length_(params.nice_match_length) {}
@@ -74,9 +95,101 @@ public:
         run(pos, InputView{in_end, nullptr}, sink, trace);
     }
 
-private:
-    static constexpr bool kLazy = kMode != LazyMode::greedy;
+    /// One step of the parse at @p in_next with min match length @p min_len: a literal,
+    /// or a match preceded by the literals the lazy look-ahead deferred.  Between two
+    /// steps the block logic looks at the block; a step depends only on its position,
+    /// min_len and the match finder (whose state is a function of the 32 KiB before).
+    /// Items go to @p out (literal(p), match(p, len, offset)); returns the next position.
+    template <class Out>
+    [[gnu::always_inline]] const u8* step(const u8* in_next, const u8* in_end, u32 min_len, u32 next_hashes[2],
+                                          Out& out) {
+        const u32 depth = max_search_depth_;
+        u32 max_len = kMaxMatchLen, nice_len = std::min(nice_match_length_, kMaxMatchLen);
+        adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
+        if constexpr (!kLazy) {
+            u32 offset;
+            const u32 length = mf_.longest_match(in_next, min_len - 1, max_len, nice_len, depth, next_hashes, offset);
+            if (length >= min_len && (length > kMinMatchLen || offset <= 4096)) {
+                out.match(in_next, length, offset);
+                mf_.skip_bytes(in_next + 1, in_end, length - 1, next_hashes);
+                return in_next + length;
+            }
+            out.literal(in_next);
+            return in_next + 1;
+        } else {
+            u32 cur_offset;
+            u32 cur_len = mf_.longest_match(in_next, min_len - 1, max_len, nice_len, depth, next_hashes, cur_offset);
+            if (cur_len < min_len || (cur_len == kMinMatchLen && cur_offset > 8192)) {
+                out.literal(in_next);
+                return in_next + 1;
+            }
+            const u8* match_pos = in_next;
+            in_next++;
+            for (;;) {  // we hold a match (cur_len, cur_offset) starting at match_pos
+                if (cur_len >= nice_len) {
+                    out.match(match_pos, cur_len, cur_offset);
+                    mf_.skip_bytes(in_next, in_end, cur_len - 1, next_hashes);
+                    return in_next + cur_len - 1;
+                }
+                adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
+                u32 next_offset;
+                u32 next_len = mf_.longest_match(in_next, cur_len - 1, max_len, nice_len, depth >> 1, next_hashes,
+                                                 next_offset);
+                in_next++;
+                if (next_len >= cur_len &&
+                    4 * int(next_len - cur_len) + (bsr32(cur_offset) - bsr32(next_offset)) > 2) {
+                    out.literal(in_next - 2);
+                    cur_len = next_len;
+                    cur_offset = next_offset;
+                    match_pos = in_next - 1;
+                    continue;
+                }
+                if constexpr (kMode == LazyMode::lazy2) {
+                    adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
+                    next_len = mf_.longest_match(in_next, cur_len - 1, max_len, nice_len, depth >> 2, next_hashes,
+                                                 next_offset);
+                    in_next++;
+                    if (next_len >= cur_len &&
+                        4 * int(next_len - cur_len) + (bsr32(cur_offset) - bsr32(next_offset)) > 6) {
+                        out.literal(in_next - 3);
+                        out.literal(in_next - 2);
+                        cur_len = next_len;
+                        cur_offset = next_offset;
+                        match_pos = in_next - 1;
+                        continue;
+                    }
+                    out.match(match_pos, cur_len, cur_offset);
+                    if (cur_len > 3) {
+                        mf_.skip_bytes(in_next, in_end, cur_len - 3, next_hashes);
+                        in_next += cur_len - 3;
+                    }
+                } else {
+                    out.match(match_pos, cur_len, cur_offset);
+                    mf_.skip_bytes(in_next, in_end, cur_len - 2, next_hashes);
+                    in_next += cur_len - 2;
+                }
+                return in_next;
+            }
+        }
+    }
 
+    /// Brings the match finder to its state at @p pos (see HcMatchFinder::prime());
+    /// sets the hashes step() needs next.
+    void prime(const u8* in_begin, const u8* pos, u32 next_hashes[2]) { mf_.prime(in_begin, pos, pos, next_hashes); }
+
+    /// Speculative parse from @p pos as if a block began there (the parallel search's
+    /// history track): primes the match finder, then parses until @p trace stops it.
+    template <class Trace>
+    void search(const u8* in_begin, const u8* pos, const u8* in_end, Trace&& trace) {
+        st_.block_begin = nullptr;
+        prime(in_begin, pos, st_.next_hashes);
+        const auto no_sink = [](const ParsedBlock&) {};
+        run(pos, InputView{in_end, nullptr}, no_sink, trace);
+    }
+
+    [[nodiscard]] u32 max_search_depth() const { return max_search_depth_; }
+
+private:
     template <class Sink, class Trace>
     void run(const u8* in_next, InputView view, Sink& sink, Trace& trace) {
         const u8* in_end;
@@ -123,109 +236,25 @@ private:
                     st.split_stats = split;
                     trace.on_step(in_next, st);
                 }
-                u32 max_len = kMaxMatchLen, nice_len = std::min(nice_match_length_, kMaxMatchLen);
-                if constexpr (!kLazy) {
-                    adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
-                    u32 offset;
-                    const u32 length = mf_.longest_match(in_next, min_len - 1, max_len, nice_len, depth,
-                                                         next_hashes, offset);
-                    if (length >= min_len && (length > kMinMatchLen || offset <= 4096)) {
-                        trace.on_match(in_next, length, offset);
-                        b.match(length, offset);
-                        split.observe_match(length);
-                        mf_.skip_bytes(in_next + 1, in_end, length - 1, next_hashes);
-                        in_next += length;
-                    } else {
-                        trace.on_literal(in_next);
-                        split.observe_literal(*in_next);
-                        b.literal(*in_next++);
-                    }
-                } else {
+                if constexpr (std::decay_t<Trace>::kSteps) {
+                    if (trace.stop(in_next)) return;
+                }
+                if constexpr (kLazy) {
                     if (in_next >= st.next_recalc_min_len) {
                         min_len = recalculate_min_match_len(st.freqs.litlen, depth);
                         st.next_recalc_min_len +=
                             std::min<std::size_t>(in_end - st.next_recalc_min_len, in_next - block_begin);
                     }
-                    adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
-                    u32 cur_offset;
-                    u32 cur_len = mf_.longest_match(in_next, min_len - 1, max_len, nice_len, depth,
-                                                    next_hashes, cur_offset);
-                    if (cur_len < min_len || (cur_len == kMinMatchLen && cur_offset > 8192)) {
-                        trace.on_literal(in_next);
-                        split.observe_literal(*in_next);
-                        b.literal(*in_next++);
-                        continue;
-                    }
-                    const u8* match_pos = in_next;
-                    in_next++;
-                    for (;;) {  // we hold a match (cur_len, cur_offset) starting at in_next - 1
-                        if (cur_len >= nice_len) {
-                            choose_match(b, split, trace, match_pos, cur_len, cur_offset);
-                            mf_.skip_bytes(in_next, in_end, cur_len - 1, next_hashes);
-                            in_next += cur_len - 1;
-                            break;
-                        }
-                        adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
-                        u32 next_offset;
-                        u32 next_len = mf_.longest_match(in_next, cur_len - 1, max_len, nice_len, depth >> 1,
-                                                         next_hashes, next_offset);
-                        in_next++;
-                        if (next_len >= cur_len &&
-                            4 * int(next_len - cur_len) + (bsr32(cur_offset) - bsr32(next_offset)) > 2) {
-                            choose_literal(b, split, trace, in_next - 2);
-                            cur_len = next_len;
-                            cur_offset = next_offset;
-                            match_pos = in_next - 1;
-                            continue;
-                        }
-                        if constexpr (kMode == LazyMode::lazy2) {
-                            adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
-                            next_len = mf_.longest_match(in_next, cur_len - 1, max_len, nice_len, depth >> 2,
-                                                         next_hashes, next_offset);
-                            in_next++;
-                            if (next_len >= cur_len &&
-                                4 * int(next_len - cur_len) + (bsr32(cur_offset) - bsr32(next_offset)) > 6) {
-                                choose_literal(b, split, trace, in_next - 3);
-                                choose_literal(b, split, trace, in_next - 2);
-                                cur_len = next_len;
-                                cur_offset = next_offset;
-                                match_pos = in_next - 1;
-                                continue;
-                            }
-                            choose_match(b, split, trace, match_pos, cur_len, cur_offset);
-                            if (cur_len > 3) {
-                                mf_.skip_bytes(in_next, in_end, cur_len - 3, next_hashes);
-                                in_next += cur_len - 3;
-                            }
-                        } else {
-                            choose_match(b, split, trace, match_pos, cur_len, cur_offset);
-                            mf_.skip_bytes(in_next, in_end, cur_len - 2, next_hashes);
-                            in_next += cur_len - 2;
-                        }
-                        break;
-                    }
                 }
+                if constexpr (std::decay_t<Trace>::kSteps) trace.on_step_begin(in_next, min_len);
+                BuildItems<std::decay_t<Trace>> items{b, split, trace};
+                in_next = step(in_next, in_end, min_len, next_hashes, items);
             } while (in_next < max_block_end && b.below(seq_limit) &&
                      !split.should_end_block(block_begin, in_next, in_end));
             st.freqs.litlen[kEndOfBlock]++;
             sink(ParsedBlock{{first_item, std::size_t(in_next - first_item)}, b.first(), &st.freqs, nullptr,
                              in_next == in_end});
         } while (in_next != in_end);
-    }
-
-    template <class Trace>
-    [[gnu::always_inline]] static void choose_literal(SequenceBuilder& b, BlockSplitStats& split, Trace& trace,
-                                                      const u8* p) {
-        trace.on_literal(p);
-        split.observe_literal(*p);
-        b.literal(*p);
-    }
-    template <class Trace>
-    [[gnu::always_inline]] static void choose_match(SequenceBuilder& b, BlockSplitStats& split, Trace& trace,
-                                                    const u8* p, u32 len, u32 offset) {
-        trace.on_match(p, len, offset);
-        split.observe_match(len);
-        b.match(len, offset);
     }
 
     u32 max_search_depth_;
