@@ -76,6 +76,11 @@ const std::uint8_t* InputWindow::ensure(const std::uint8_t* need) {
     return base_ + read_end_;
 }
 
+void InputWindow::check() const {
+    std::lock_guard lock(mutex_);
+    if (!error_.empty()) throw InputError(error_);
+}
+
 void InputWindow::release_before(const std::uint8_t* p) {
     if (p <= base_) return;
     std::size_t from, upto;

@@ -61,6 +61,9 @@ public:
     void read_loop();
     /// Stops the reader and wakes everybody (errors, cancellation).
     void cancel();
+    /// Throws the reader's error, if it had one (for instance a file that grew after the
+    /// compressor had seen its end).
+    void check() const;
 
     [[nodiscard]] bool seekable() const { return seekable_; }
     /// Bytes of the input read so far.

@@ -50,6 +50,13 @@ private:
 
 PipelineResult compress_fd(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
                            const PipelineOptions& options) {
+    if (!options.sequential && core::level_is_parallel(options.level))
+        return compress_fd_parallel(in_fd, in_name, out_fd, out_name, options);
+    return compress_fd_sequential(in_fd, in_name, out_fd, out_name, options);
+}
+
+PipelineResult compress_fd_sequential(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
+                                      const PipelineOptions& options) {
     using namespace tbb::flow;
     InputWindow window(in_fd, in_name, options.window);
     OutputWriter writer(out_fd, out_name, options.max_pending_segments);

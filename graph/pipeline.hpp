@@ -15,6 +15,7 @@
 #include <functional>
 #include <string>
 
+#include "core/parallel.hpp"
 #include "flowdeflate/flowdeflate.hpp"
 #include "graph/input_window.hpp"
 #include "graph/output_writer.hpp"
@@ -24,6 +25,16 @@ namespace flowdeflate::graph {
 struct PipelineOptions {
     int level = kDefaultLevel;
     Format format = Format::gzip;
+    /// The streaming graph with one compressor (picture 2).  Levels 0 and 10-12 always
+    /// take it; levels 1-9 otherwise run the parallel graph (parallel_pipeline.hpp).
+    bool sequential = false;
+    int threads = 0;                  ///< worker threads of the parallel graph (0: all cores)
+    std::size_t chunk_size = 1u << 20;  ///< input per Search task (at least 4096)
+    int ahead = 0;                    ///< chunks searched ahead of the resolver (0: threads + 4)
+    int ring = 4096;                  ///< resolved blocks waiting to be coded and assembled
+    core::TrackMode tracks = core::TrackMode::automatic;         ///< which tracks a search parses
+    int search_concurrency = 0;       ///< Search node concurrency (0: threads)
+    int code_concurrency = 0;         ///< Code node concurrency (0: threads)
     WindowOptions window{};
     std::size_t segment_size = 1u << 20;   ///< output segment size
     std::size_t max_pending_segments = 4;  ///< segments that may wait for the writer
@@ -32,14 +43,40 @@ struct PipelineOptions {
     std::function<void(std::uint64_t in, std::uint64_t out)> progress;
 };
 
+/// What a run did, for -v and for the scaling model.
+struct PipelineStats {
+    bool parallel = false;
+    int threads = 1;
+    std::size_t chunk_size = 0;
+    int ahead = 0;
+    int ring = 0;
+    core::ResolverStats resolver{};
+    std::uint64_t search_ns = 0;       ///< all Search bodies together
+    std::uint64_t code_ns = 0;         ///< all Code bodies together
+    std::uint64_t assemble_ns = 0;     ///< all Assemble bodies together
+    std::uint64_t resolver_wait_ns = 0;  ///< the resolver's next chunk was not searched yet
+    std::uint64_t wall_ns = 0;
+    std::uint64_t tracks_searched = 0;   ///< tracks over all chunks
+    std::vector<std::uint32_t> chunk_search_us;  ///< per chunk, in order
+};
+
 struct PipelineResult {
     std::uint64_t in_bytes = 0;
     std::uint64_t out_bytes = 0;
+    PipelineStats stats{};
 };
 
-/// Compresses everything readable from @p in_fd into @p out_fd through the graph.
+/// Compresses everything readable from @p in_fd into @p out_fd through the graph: the
+/// parallel one for levels 1-9 unless options.sequential, else the sequential one.
 /// Throws InputError / OutputError (messages name @p in_name / @p out_name).
 PipelineResult compress_fd(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
                            const PipelineOptions& options);
+
+/// The sequential graph (Read -> Compress -> Write), whatever the options say.
+PipelineResult compress_fd_sequential(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
+                                      const PipelineOptions& options);
+/// The parallel graph (parallel_pipeline.cpp); levels 1-9.
+PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
+                                    const PipelineOptions& options);
 
 }  // namespace flowdeflate::graph

@@ -135,13 +135,16 @@ TEST(Pipeline, DefaultOptionsOnMegabytesOfText) {
 // output is held back (the writer's queue is full because nobody reads the output pipe
 // yet), @p change runs, then the output is drained; the reader must find the change.
 template <class Change>
-std::string error_when_changed(const std::filesystem::path& path, std::size_t size, Change change) {
+std::string error_when_changed(const std::filesystem::path& path, std::size_t size, Change change,
+                               bool sequential) {
     write_file(path, testing::generate(testing::Kind::random, size, 7));
     const int in = ::open(path.c_str(), O_RDONLY);
     int out[2];
     EXPECT_EQ(::pipe(out), 0);
     PipelineOptions options;
     options.level = 1;
+    options.sequential = sequential;
+    options.threads = 2;
     options.window.ahead = 1 << 20;
     options.max_pending_segments = 1;
     std::string error;
@@ -164,27 +167,36 @@ std::string error_when_changed(const std::filesystem::path& path, std::size_t si
     return error;
 }
 
-TEST(Pipeline, FileThatShrinksIsAnError) {
+class SizeChange : public ::testing::TestWithParam<bool> {};  // param: sequential graph
+
+TEST_P(SizeChange, FileThatShrinksIsAnError) {
     TempDir dir;
     const auto path = dir.path / "shrinks";
-    const std::string error = error_when_changed(path, 24 * 1024 * 1024, [&] {
-        ASSERT_EQ(::truncate(path.c_str(), 4 * 1024 * 1024), 0);  // cut to 4 MiB
-    });
+    const std::string error = error_when_changed(
+        path, 24 * 1024 * 1024, [&] { ASSERT_EQ(::truncate(path.c_str(), 4 * 1024 * 1024), 0); },  // cut to 4 MiB
+        GetParam());
     EXPECT_NE(error.find("shrank while being compressed"), std::string::npos) << "error: '" << error << "'";
 }
 
-TEST(Pipeline, FileThatGrowsIsAnError) {
+TEST_P(SizeChange, FileThatGrowsIsAnError) {
     TempDir dir;
     const auto path = dir.path / "grows";
-    const std::string error = error_when_changed(path, 6 * 1024 * 1024, [&] {
-        FILE* f = std::fopen(path.c_str(), "ab");
-        ASSERT_NE(f, nullptr);
-        const Bytes more(1 << 20, 'x');
-        ASSERT_EQ(std::fwrite(more.data(), 1, more.size(), f), more.size());
-        std::fclose(f);
-    });
+    // The parallel graph reads up to its search window ahead: give it more to read.
+    const std::string error = error_when_changed(
+        path, GetParam() ? 6 * 1024 * 1024 : 24 * 1024 * 1024,
+        [&] {
+            FILE* f = std::fopen(path.c_str(), "ab");
+            ASSERT_NE(f, nullptr);
+            const Bytes more(1 << 20, 'x');
+            ASSERT_EQ(std::fwrite(more.data(), 1, more.size(), f), more.size());
+            std::fclose(f);
+        },
+        GetParam());
     EXPECT_NE(error.find("grew while being compressed"), std::string::npos) << "error: '" << error << "'";
 }
+
+INSTANTIATE_TEST_SUITE_P(Graphs, SizeChange, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool>& i) { return i.param ? "Sequential" : "Parallel"; });
 
 TEST(Pipeline, WriteErrorIsReported) {
     const Bytes data = testing::generate(testing::Kind::random, 3 * 1024 * 1024, 8);

@@ -175,16 +175,28 @@ private:
 
 // ---- compression --------------------------------------------------------------------------
 
+// The graph's counters of the last file, for -v.
+graph::PipelineStats g_last_stats;
+
 Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
                    std::uint64_t size_hint, std::uint64_t& in_bytes, std::uint64_t& out_bytes) {
     graph::PipelineOptions po;
     po.level = o.level;
+    po.sequential = o.sequential;
+    po.threads = o.threads;
+    po.chunk_size = o.chunk;
+    po.ahead = o.ahead;
+    po.ring = o.ring;
+    po.tracks = o.tracks == 1 ? core::TrackMode::history : o.tracks == 2 ? core::TrackMode::all : core::TrackMode::automatic;
+    po.search_concurrency = o.search_concurrency;
+    po.code_concurrency = o.code_concurrency;
     Progress progress(o, size_hint);
     po.progress = [&](std::uint64_t in, std::uint64_t out) { progress.update(in, out); };
     try {
         const graph::PipelineResult r = graph::compress_fd(in_fd, in_name, out_fd, out_name, po);
         in_bytes = r.in_bytes;
         out_bytes = r.out_bytes;
+        g_last_stats = r.stats;
     } catch (const std::exception& e) {
         return error(e.what());
     }
@@ -197,6 +209,20 @@ void report(const Options& o, const std::string& name, std::uint64_t in, std::ui
     const double ratio = in ? 100.0 * (1.0 - double(out) / double(in)) : 0.0;
     fmt::print(stderr, "{}: {:.1f}% -- {} ({} -> {} bytes, {:.1f} MB/s, peak memory {:.1f} MiB)\n", name, ratio,
                what, in, out, double(in) / 1e6 / std::max(secs, 1e-6), peak_rss_mib());
+    const graph::PipelineStats& s = g_last_stats;
+    if (o.decompress || !s.parallel) return;
+    const core::ResolverStats& r = s.resolver;
+    const auto ms = [](std::uint64_t ns) { return double(ns) / 1e6; };
+    fmt::print(stderr,
+               "  parallel graph: {} threads, chunk {} bytes, ahead {}, ring {}\n"
+               "  chunks {} ({} searched with the history track only, {} tracks in all), blocks {}, syncs {}\n"
+               "  repairs {}: {} bytes ({:.3f}% of the input); causes: min match length {}, chunk start {}\n"
+               "  time (ms): search {:.1f}, resolve {:.1f}, code {:.1f}, assemble {:.1f}; resolver waited {:.1f};"
+               " wall {:.1f}\n",
+               s.threads, s.chunk_size, s.ahead, s.ring, r.chunks, r.history_only_chunks, s.tracks_searched, r.blocks,
+               r.syncs, r.repairs, r.repair_bytes, in ? 100.0 * double(r.repair_bytes) / double(in) : 0.0,
+               r.repairs_min_len, r.repairs_phase, ms(s.search_ns), ms(r.resolve_ns), ms(s.code_ns),
+               ms(s.assemble_ns), ms(s.resolver_wait_ns), ms(s.wall_ns));
 }
 
 Status compress_one(const Options& o, const std::string& path) {

@@ -32,10 +32,19 @@ void print_usage(bool to_stderr) {
                "  -n, --no-name       accepted for compatibility: no name or time is ever stored\n"
                "  -q, --quiet         suppress warnings (a skipped file then exits 0)\n"
                "  -S, --suffix SUF    use suffix SUF instead of .gz\n"
-               "  -p, --threads N     worker threads (accepted; compression runs on one core until\n"
-               "                      the parallel pipeline exists)\n"
-               "      --sequential    the sequential streaming graph (the only one so far)\n"
-               "  -v, --verbose       per file: ratio, speed and peak memory on standard error\n"
+               "  -p, --threads N     worker threads for levels 1-9 (default: all cores); levels 0\n"
+               "                      and 10-12 always run on one core\n"
+               "      --sequential    one compressor between reader and writer (the reference path)\n"
+               "      --chunk BYTES   input per parallel search task (default 1M, at least 4096;\n"
+               "                      K and M suffixes)\n"
+               "      --ahead N       chunks searched ahead of the resolver (default threads + 4)\n"
+               "      --ring N        resolved blocks waiting to be coded and assembled (default 4096)\n"
+               "      --tracks MODE   auto (default), history or all: which tracks a search parses\n"
+               "      --search-concurrency N, --code-concurrency N\n"
+               "                      tasks of the Search / Code nodes at once (default: threads)\n"
+               "  -v, --verbose       per file: ratio, speed and peak memory on standard error, and\n"
+               "                      for the parallel graph its chunks, blocks, syncs, repairs and\n"
+               "                      the time of each node\n"
                "      --progress      progress bar on standard error (only when it is a terminal)\n"
                "  -h, --help          print this help\n"
                "  -V, --version       print the version\n"
@@ -55,6 +64,22 @@ int usage_error(const std::string& message) {
     fmt::print(stderr, "flowdeflate: {}\n", message);
     print_usage(true);
     return 1;
+}
+
+// A byte count with an optional K or M suffix (KiB, MiB).
+bool parse_size(std::string_view s, std::size_t& out) {
+    std::size_t mult = 1;
+    if (!s.empty() && (s.back() == 'K' || s.back() == 'k')) mult = 1024;
+    if (!s.empty() && (s.back() == 'M' || s.back() == 'm')) mult = 1024 * 1024;
+    if (mult != 1) s.remove_suffix(1);
+    if (s.empty() || s.size() > 12) return false;
+    std::size_t v = 0;
+    for (const char c : s) {
+        if (c < '0' || c > '9') return false;
+        v = v * 10 + std::size_t(c - '0');
+    }
+    out = v * mult;
+    return true;
 }
 
 bool parse_int(std::string_view s, int& out) {
@@ -130,6 +155,23 @@ ParseResult parse_options(int argc, char** argv) {
             } else if (name == "threads") {
                 if (!take_value() || !parse_int(value, o.threads) || o.threads < 1)
                     return fail("invalid thread count: \"" + std::string(value) + "\"");
+            } else if (name == "chunk") {
+                if (!take_value() || !parse_size(value, o.chunk) || o.chunk < 4096)
+                    return fail("invalid chunk size (at least 4096 bytes): \"" + std::string(value) + "\"");
+            } else if (name == "ahead" || name == "ring" || name == "search-concurrency" ||
+                       name == "code-concurrency") {
+                int& target = name == "ahead" ? o.ahead
+                              : name == "ring" ? o.ring
+                              : name == "search-concurrency" ? o.search_concurrency
+                                                             : o.code_concurrency;
+                if (!take_value() || !parse_int(value, target) || target < 1)
+                    return fail("invalid value for --" + std::string(name) + ": \"" + std::string(value) + "\"");
+            } else if (name == "tracks") {
+                if (!take_value()) return fail("option --tracks needs a value");
+                if (value == "auto") o.tracks = 0;
+                else if (value == "history") o.tracks = 1;
+                else if (value == "all") o.tracks = 2;
+                else return fail("invalid value for --tracks (auto, history or all): \"" + std::string(value) + "\"");
             } else {
                 return fail("unrecognized option '" + std::string(a) + "'");
             }

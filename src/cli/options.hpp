@@ -20,6 +20,12 @@ struct Options {
     bool progress = false;
     bool sequential = false;
     int threads = 0;  ///< 0: all cores
+    std::size_t chunk = 1u << 20;  ///< --chunk: input per search task
+    int ahead = 0;                 ///< --ahead: 0 = threads + 4
+    int ring = 4096;               ///< --ring
+    int tracks = 0;                ///< --tracks: 0 auto, 1 history, 2 all
+    int search_concurrency = 0;    ///< --search-concurrency (0: threads)
+    int code_concurrency = 0;      ///< --code-concurrency (0: threads)
     std::string suffix = ".gz";
     std::vector<std::string> files;  ///< "-" is standard input
 };

@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "core/framing.hpp"
+
 namespace flowdeflate::core {
 
 bool BlockAssembler::append(BlockCoder& coder, const ParsedBlock& block, HuffmanCodes& scratch_codes) {
@@ -101,41 +103,6 @@ void DeflateCompressor::parse(std::span<const u8> in, Sink&& sink) {
         near_optimal_->parse(begin, end, BlockSinkRef(sink));
 }
 
-namespace {
-constexpr std::size_t kGzipHeaderSize = 10;
-constexpr std::size_t kGzipFooterSize = 8;
-constexpr std::size_t kZlibHeaderSize = 2;
-constexpr std::size_t kZlibFooterSize = 4;
-
-// ID1 ID2 CM=deflate FLG=0 MTIME=0 XFL OS=255 (unknown), as libdeflate writes them.
-void gzip_header(int level, u8 out[kGzipHeaderSize]) {
-    const u8 xfl = level < 2 ? 4 : level >= 8 ? 2 : 0;
-    const u8 header[kGzipHeaderSize] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, xfl, 0xff};
-    std::memcpy(out, header, kGzipHeaderSize);
-}
-
-void zlib_header(int level, u8 out[kZlibHeaderSize]) {
-    const u32 level_hint = level < 2 ? 0 : level < 6 ? 1 : level < 8 ? 2 : 3;
-    u32 hdr = (8u << 8) | (7u << 12) | (level_hint << 6);
-    hdr |= 31 - (hdr % 31);
-    out[0] = u8(hdr >> 8);
-    out[1] = u8(hdr);
-}
-
-void put_be32(u8* p, u32 v) {
-    p[0] = u8(v >> 24);
-    p[1] = u8(v >> 16);
-    p[2] = u8(v >> 8);
-    p[3] = u8(v);
-}
-
-void put_le32(u8* p, u32 v) {
-    p[0] = u8(v);
-    p[1] = u8(v >> 8);
-    p[2] = u8(v >> 16);
-    p[3] = u8(v >> 24);
-}
-}  // namespace
 
 std::size_t DeflateCompressor::gzip(std::span<const u8> in, std::span<u8> out) {
     if (out.size() <= kGzipHeaderSize + kGzipFooterSize) return 0;

@@ -1,0 +1,203 @@
+// parallel.hpp - the pieces of parallel, bit-identical compression (pictures 3-7 of the
+// case study), free of any scheduler: the graph in graph/ runs them as nodes, and
+// compress_chunked() below runs them one after another (the exactness tests use it).
+//
+//   Search   (parallel)  A chunk's speculative match search: the match finder is primed
+//                        from the 32 KiB before the chunk, then one or more *tracks* are
+//                        parsed from the chunk's start to a little past its end:
+//                          - the history track parses as if a block began at the chunk's
+//                            start, with libdeflate's own block logic (min_len changes);
+//                          - a fixed track parses with one min match length throughout.
+//                        A track is the list of steps (see LazyParser::step()): what a step
+//                        chooses depends only on its position and min_len, never on where
+//                        the block began, because every position enters the match finder.
+//   Resolve  (serial)    Replays libdeflate's block logic in input order: block ends,
+//                        min_len choice and recalculation, sequence-store limits.  At each
+//                        step it takes the step a track made at the same position with the
+//                        same min_len; where no track has one, it *repairs*: it primes its
+//                        own match finder and parses itself, exactly, until it meets a track
+//                        again.  Out come resolved blocks.
+//   Code     (parallel)  Huffman codes and bits of each block, from bit offset 0.
+//   Assemble (serial)    Appends coded blocks at the real bit offset, deciding stored blocks
+//                        there (their cost depends on the offset), and computes the CRC.
+//
+// Level 1's steps do not even depend on min_len, so one track always fits.  Levels 0 and
+// 10-12 are not split: the caller runs the sequential compressor for them.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "core/block_coder.hpp"
+#include "core/segmented_output.hpp"
+#include "core/sequence.hpp"
+#include "flowdeflate/flowdeflate.hpp"
+
+namespace flowdeflate::core {
+
+/// The smallest chunk the parallel search takes.
+inline constexpr std::size_t kMinChunkSize = 4096;
+
+/// Can @p level be compressed by the parallel pieces (1-9)?
+[[nodiscard]] inline bool level_is_parallel(int level) { return level >= 1 && level <= 9; }
+
+/// Which tracks a chunk's search parses.
+enum class TrackMode {
+    automatic,  ///< all recent min_lens until 8 chunks resolve without a miss, then history only
+    history,    ///< the history track only
+    all,        ///< the history track and a fixed track for every min_len seen so far
+};
+
+struct TrackPlan {
+    bool history = true;
+    std::vector<u32> fixed;  ///< min match lengths of fixed tracks
+};
+
+/// One chunk of the input as the reader hands it out.
+struct ChunkJob {
+    std::size_t index = 0;
+    const u8* in_begin = nullptr;  ///< first byte of the whole input
+    const u8* begin = nullptr;     ///< the chunk: [begin, end)
+    const u8* end = nullptr;
+    const u8* stop = nullptr;      ///< tracks run to their first step at or past this
+    const u8* data_end = nullptr;  ///< input present when the job was made
+    bool eof = false;              ///< data_end is the true end of the input
+};
+
+/// Bytes the reader must have past a chunk's end before the chunk goes out (unless the
+/// input ends first): the tracks' overlap, a match past it, and one block's look-ahead
+/// for the resolver (see input_stream.hpp).
+std::size_t chunk_lookahead(std::size_t chunk_size);
+/// How far a chunk's tracks run past its end, so that they meet the next chunk's tracks.
+std::size_t chunk_overlap(std::size_t chunk_size);
+
+/// A track: its steps' items, encoded (see parallel.cpp).
+struct Track {
+    const u8* begin = nullptr;
+    const u8* end = nullptr;  ///< position after the last step
+    std::vector<u32> items;
+};
+
+struct ChunkTracks {
+    ChunkJob job;
+    std::vector<Track> tracks;
+    std::uint64_t search_ns = 0;  ///< time the search took
+};
+
+/// Searches chunks; one per worker thread (it holds the match finders).
+class ChunkSearcher {
+public:
+    explicit ChunkSearcher(int level);
+    ~ChunkSearcher();
+    ChunkSearcher(const ChunkSearcher&) = delete;
+    ChunkSearcher& operator=(const ChunkSearcher&) = delete;
+
+    [[nodiscard]] std::unique_ptr<ChunkTracks> search(const ChunkJob& job, const TrackPlan& plan);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// A block as the resolver decided it: what the coder needs, owned.
+struct ResolvedBlock {
+    std::size_t index = 0;  ///< blocks are numbered in stream order from 0
+    std::span<const u8> data;
+    std::vector<Sequence> seqs;  ///< ends with a sequence of length 0
+    SymbolFreqs freqs{};         ///< end-of-block included
+    bool is_final = false;
+    bool stored_only = false;    ///< tiny input: the whole input as stored blocks
+};
+
+struct ResolverStats {
+    std::uint64_t chunks = 0;
+    std::uint64_t blocks = 0;
+    std::uint64_t steps_followed = 0;
+    std::uint64_t syncs = 0;          ///< times the resolver (re)joined a track
+    std::uint64_t repairs = 0;        ///< stretches the resolver parsed itself
+    std::uint64_t repair_bytes = 0;
+    std::uint64_t repairs_min_len = 0;  ///< repairs where a track stood at the position, with another min_len
+    std::uint64_t repairs_phase = 0;    ///< repairs where no track had a step at the position
+    std::uint64_t history_only_chunks = 0;  ///< chunks searched with the history track only
+    std::uint64_t resolve_ns = 0;
+};
+
+/// The serial resolver.  Feed it every chunk's tracks in order.
+class Resolver {
+public:
+    using Emit = std::function<void(std::unique_ptr<ResolvedBlock>)>;
+    Resolver(int level, TrackMode mode);
+    ~Resolver();
+    Resolver(const Resolver&) = delete;
+    Resolver& operator=(const Resolver&) = delete;
+
+    /// Resolves up to the end of @p tracks' chunk (the first step at or past it), passing
+    /// each finished block to @p emit.  The resolver keeps @p tracks as long as it needs.
+    void resolve(std::shared_ptr<const ChunkTracks> tracks, const Emit& emit);
+    /// The plan for chunks searched from now on (the resolver's feedback).
+    [[nodiscard]] TrackPlan plan() const;
+    [[nodiscard]] const ResolverStats& stats() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/// A block's bits, coded from bit offset 0, and what assembly needs to choose.
+struct CodedBlock {
+    std::size_t index = 0;
+    std::span<const u8> data;
+    bool is_final = false;
+    bool stored_only = false;
+    CodedCosts costs{};
+    std::vector<u8> bits;  ///< (nbits + 7) / 8 bytes and 8 of slack
+    std::size_t nbits = 0;
+};
+
+/// Codes blocks; one per worker thread.
+class BlockEncoder {
+public:
+    BlockEncoder();
+    ~BlockEncoder();
+    void encode(const ResolvedBlock& block, CodedBlock& out);
+
+private:
+    std::unique_ptr<BlockCoder> coder_;
+    std::unique_ptr<HuffmanCodes> codes_;
+};
+
+/// Appends coded blocks in order and frames the stream (gzip/zlib header and trailer).
+class StreamAssembler {
+public:
+    StreamAssembler(SegmentedOutput& out, Format format, int level);
+    void append(const CodedBlock& block);
+    /// Writes the trailer and the last partial segment.
+    void finish();
+    [[nodiscard]] std::uint64_t in_bytes() const { return size_; }
+
+private:
+    SegmentedOutput& out_;
+    Format format_;
+    u32 crc_ = 0, adler_ = 1;
+    std::uint64_t size_ = 0;
+};
+
+/// Appends @p nbits bits from @p bits (which has 8 readable bytes of slack) to @p w.
+void append_bits(BitWriter& w, const u8* bits, std::size_t nbits);
+
+struct ChunkedOptions {
+    std::size_t chunk_size = 1u << 20;
+    TrackMode tracks = TrackMode::automatic;
+};
+
+/// Runs Search, Resolve, Code and Assemble one after another over @p in, chunk by chunk:
+/// the parallel pipeline's exact output without threads (tests, and a reference for the
+/// graph).  Returns the compressed size; @p stats gets the resolver's counters.
+std::vector<u8> compress_chunked(std::span<const u8> in, int level, Format format, const ChunkedOptions& options,
+                                 ResolverStats* stats = nullptr);
+
+}  // namespace flowdeflate::core

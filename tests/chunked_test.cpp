@@ -1,0 +1,128 @@
+// tests/chunked_test.cpp - the parallel pieces (Search, Resolve, Code, Assemble) run one
+// after another by core::compress_chunked(), against the reference libdeflate, byte for
+// byte.  No threads here: this isolates the speculative search and the resolver from
+// scheduling (pipeline_test and parallel_graph_test run the same pieces in the graph).
+//
+//   ChunkedDifferential/*  levels 1-9 x chunk sizes 4 KiB, 64 KiB, 1 MiB x every generated
+//                          kind of data (sizes chosen so chunk ends fall inside matches,
+//                          blocks and at block ends), tracks auto/history/all.
+//   ChunkedRealFiles/*     real files from /usr/lib and /usr/share at 4 KiB and 64 KiB.
+//   ChunkedEdges           empty, tiny, exactly one chunk, one chunk + 1 byte.
+#include <flowdeflate/flowdeflate.hpp>
+
+#include "core/parallel.hpp"
+#include "support/compare.hpp"
+#include "support/reference.hpp"
+#include "support/test_data.hpp"
+
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+
+namespace {
+
+namespace fdt = flowdeflate::testing;
+namespace core = flowdeflate::core;
+using flowdeflate::Format;
+using fdt::Bytes;
+
+constexpr std::size_t KiB = 1024;
+
+const char* mode_name(core::TrackMode m) {
+    switch (m) {
+        case core::TrackMode::automatic: return "auto";
+        case core::TrackMode::history: return "history";
+        default: return "all";
+    }
+}
+
+// Compresses with the chunked pieces and with the reference; true when identical.
+bool same_as_reference(std::span<const std::uint8_t> input, int level, std::size_t chunk, core::TrackMode mode,
+                       Format format, const std::string& label, core::ResolverStats* stats_out = nullptr) {
+    core::ResolverStats stats;
+    const Bytes mine = core::compress_chunked(input, level, format, {chunk, mode}, &stats);
+    const Bytes theirs = fdt::Reference::get().compress(input, level, format);
+    if (stats_out) *stats_out = stats;
+    if (auto diff = fdt::describe_difference(mine, theirs, format, input.size())) {
+        ADD_FAILURE() << "[" << label << ", " << input.size() << " bytes, level " << level << ", chunk " << chunk
+                      << ", tracks " << mode_name(mode) << "] " << *diff << " (repairs " << stats.repairs << ")";
+        return false;
+    }
+    return true;
+}
+
+using Param = std::tuple<int, std::size_t>;
+
+class ChunkedDifferential : public ::testing::TestWithParam<Param> {
+protected:
+    int level() const { return std::get<0>(GetParam()); }
+    std::size_t chunk() const { return std::get<1>(GetParam()); }
+};
+
+TEST_P(ChunkedDifferential, GeneratedKinds) {
+    // Enough chunks to cross many chunk ends; not a multiple of the chunk size.
+    const std::size_t n = std::min<std::size_t>(chunk() * 6 + 12345, 3 * 1024 * KiB + 777);
+    core::ResolverStats total{};
+    for (const fdt::Kind kind : fdt::kAllKinds) {
+        const Bytes data = fdt::generate(kind, n, 7 + unsigned(kind));
+        core::ResolverStats s;
+        if (!same_as_reference(data, level(), chunk(), core::TrackMode::automatic, Format::gzip,
+                               std::string(fdt::kind_name(kind)), &s))
+            return;
+        total.repairs += s.repairs;
+        total.repair_bytes += s.repair_bytes;
+        total.syncs += s.syncs;
+    }
+    RecordProperty("repairs", std::to_string(total.repairs));
+    RecordProperty("repair_bytes", std::to_string(total.repair_bytes));
+}
+
+TEST_P(ChunkedDifferential, TrackModes) {
+    const Bytes data = fdt::generate(fdt::Kind::mixed, chunk() * 5 + 999, 3);
+    for (const auto mode : {core::TrackMode::history, core::TrackMode::all})
+        if (!same_as_reference(data, level(), chunk(), mode, Format::gzip, "mixed")) return;
+}
+
+std::string param_name(const ::testing::TestParamInfo<Param>& info) {
+    return fmt::format("Level{}_Chunk{}K", std::get<0>(info.param), std::get<1>(info.param) / KiB);
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, ChunkedDifferential,
+                         ::testing::Combine(::testing::Range(1, 10), ::testing::Values(4 * KiB, 64 * KiB, 1024 * KiB)),
+                         param_name);
+
+class ChunkedRealFiles : public ::testing::TestWithParam<int> {};
+
+TEST_P(ChunkedRealFiles, FilesFromTheSystem) {
+    const auto files = fdt::real_files(6, 3 * 1024 * KiB);
+    if (files.empty()) GTEST_SKIP() << "no real files found";
+    for (const auto& path : files) {
+        const Bytes data = fdt::read_file(path, 3 * 1024 * KiB);
+        for (const std::size_t chunk : {4 * KiB, 64 * KiB})
+            if (!same_as_reference(data, GetParam(), chunk, core::TrackMode::automatic, Format::gzip, path.string()))
+                return;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, ChunkedRealFiles, ::testing::Values(1, 2, 4, 5, 6, 7, 8, 9),
+                         [](const ::testing::TestParamInfo<int>& i) { return "Level" + std::to_string(i.param); });
+
+TEST(ChunkedEdges, SizesAroundChunks) {
+    const std::size_t chunk = 4 * KiB;
+    for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(40), std::size_t(60), chunk - 1, chunk,
+                                chunk + 1, 2 * chunk, std::size_t(70000), std::size_t(300000), std::size_t(310001)}) {
+        const Bytes data = fdt::generate(fdt::Kind::text, n, 11);
+        for (const int level : {1, 6, 9})
+            for (const Format f : {Format::gzip, Format::zlib, Format::deflate})
+                if (!same_as_reference(data, level, chunk, core::TrackMode::automatic, f, "text")) return;
+    }
+}
+
+TEST(ChunkedEdges, RejectsSmallChunks) {
+    EXPECT_THROW(core::compress_chunked({}, 6, Format::gzip, {4095, core::TrackMode::automatic}), flowdeflate::Error);
+    EXPECT_THROW(core::compress_chunked({}, 0, Format::gzip, {4096, core::TrackMode::automatic}), flowdeflate::Error);
+}
+
+}  // namespace
