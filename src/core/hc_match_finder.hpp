@@ -154,6 +154,112 @@ public:
         }
     }
 
+    // ---- for the parallel search's tracks, which share searches ------------------------
+    // The tracks of a chunk move through the input together; at each position the match
+    // finder holds exactly the positions before it.  One search per position and depth
+    // serves every track: search_shared() keeps what any best_len (>= 2) needs, and
+    // SharedMatch::result() gives what longest_match() would return for that best_len.
+
+    /// What a search at one position found, for every best_len at once.
+    struct SharedMatch {
+        bool node3_valid = false;  ///< a position with the same 3-byte hash lies in the window
+        bool match3 = false;       ///< ... and its first 3 bytes match
+        u32 offset3 = 0;
+        u32 chain_len = 0;         ///< longest match of >= 4 bytes on the chain (first found), or 0
+        u32 chain_offset = 0;
+
+        /// longest_match()'s length (and @p offset) for a search started at @p best_len.
+        [[nodiscard]] u32 result(u32 best_len, u32& offset) const {
+            if (best_len >= 4) {
+                if (chain_len > best_len) {
+                    offset = chain_offset;
+                    return chain_len;
+                }
+                return best_len;
+            }
+            if (!node3_valid) return best_len;
+            if (chain_len >= 4) {
+                offset = chain_offset;
+                return chain_len;
+            }
+            if (best_len < 3 && match3) {
+                offset = offset3;
+                return 3;
+            }
+            return best_len;
+        }
+    };
+
+    /// Slides the window if @p p is where longest_match() would (call before searching or
+    /// inserting p).
+    void prepare(const u8* p) {
+        if (u32(p - base_) == kWindowSize) slide();
+    }
+
+    /// The search of longest_match() at @p in_next without inserting it.
+    [[gnu::always_inline]] void search_shared(const u8* in_next, u32 max_len, u32 nice_len, u32 max_search_depth,
+                                              const u32 hashes[2], SharedMatch& out) const {
+        out = SharedMatch{};
+        if (max_len < 5) return;
+        const u32 cur_pos = u32(in_next - base_);
+        const u8* const base = base_;
+        const MfPos cutoff = MfPos(s32(cur_pos) - s32(kWindowSize));
+        const MfPos node3 = hash3_[hashes[0]];
+        MfPos node4 = hash4_[hashes[1]];
+        out.node3_valid = node3 > cutoff;
+        if (out.node3_valid && load_u24(base + node3) == (load_u32(in_next) & 0xFFFFFF)) {
+            out.match3 = true;
+            out.offset3 = u32(in_next - (base + node3));
+        }
+        if (node4 <= cutoff) return;
+        u32 depth_remaining = max_search_depth;
+        const u32 seq4 = load_u32(in_next);
+        const u8* m;
+        for (;;) {
+            m = base + node4;
+            if (load_u32(m) == seq4) break;
+            node4 = next_[u16(node4) & (kWindowSize - 1)];
+            if (node4 <= cutoff || !--depth_remaining) return;
+        }
+        const u8* best = m;
+        u32 best_len = lz_extend(in_next, m, 4, max_len);
+        out.chain_len = best_len;
+        out.chain_offset = u32(in_next - best);
+        if (best_len >= nice_len) return;
+        node4 = next_[u16(node4) & (kWindowSize - 1)];
+        if (node4 <= cutoff || !--depth_remaining) return;
+        for (;;) {
+            for (;;) {
+                m = base + node4;
+                if (load_u32(m + best_len - 3) == load_u32(in_next + best_len - 3) && load_u32(m) == load_u32(in_next))
+                    break;
+                node4 = next_[u16(node4) & (kWindowSize - 1)];
+                if (node4 <= cutoff || !--depth_remaining) goto done;
+            }
+            {
+                const u32 len = lz_extend(in_next, m, 4, max_len);
+                if (len > best_len) {
+                    best_len = len;
+                    best = m;
+                    if (best_len >= nice_len) goto done;
+                }
+            }
+            node4 = next_[u16(node4) & (kWindowSize - 1)];
+            if (node4 <= cutoff || !--depth_remaining) goto done;
+        }
+    done:
+        out.chain_len = best_len;
+        out.chain_offset = u32(in_next - best);
+    }
+
+    /// Inserts @p p (after prepare(p)) with its @p hashes.
+    [[gnu::always_inline]] void insert(const u8* p, const u32 hashes[2]) {
+        const u32 cur_pos = u32(p - base_);
+        hash3_[hashes[0]] = MfPos(cur_pos);
+        next_[cur_pos] = hash4_[hashes[1]];
+        hash4_[hashes[1]] = MfPos(cur_pos);
+    }
+
 private:
     void slide() {
         mf_rebase(hash3_, std::size(hash3_));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cassert>
 #include <deque>
+#include <mutex>
 
 #include "core/block_split.hpp"
 #include "core/framing.hpp"
@@ -65,7 +66,98 @@ std::uint64_t now_ns() {
             .count());
 }
 
+// libdeflate's block logic between two steps (levels 1-9): where a block ends and, at the
+// lazy levels, which min match length the next step uses.  The resolver runs it for the
+// true parse; the history track runs it as if a block began at its chunk's start.
+template <class Parser>
+struct BlockLogic {
+    static constexpr bool kFastest = std::is_same_v<Parser, FastestParser>;
+    static constexpr bool kRecalc =
+        std::is_same_v<Parser, LazyParser<LazyMode::lazy>> || std::is_same_v<Parser, LazyParser<LazyMode::lazy2>>;
+
+    const u8* block_begin = nullptr;
+    const u8* in_end = nullptr;  ///< the end assumed for this block (see input_stream.hpp)
+    const u8* max_block_end = nullptr;
+    const u8* next_recalc = nullptr;
+    u32 min_len = 0;
+    u32 num_matches = 0;
+    u32 seq_limit = 0;
+    BlockSplitStats split{};
+
+    void begin(const u8* q, const u8* end, u32 depth) {
+        block_begin = q;
+        in_end = end;
+        num_matches = 0;
+        if constexpr (kFastest) {
+            max_block_end = choose_max_block_end(q, end, kFastSoftMaxBlockLength);
+            seq_limit = kFastSeqStoreLength;
+        } else {
+            max_block_end = choose_max_block_end(q, end, kSoftMaxBlockLength);
+            seq_limit = kSeqStoreLength;
+            next_recalc = q + std::min<std::size_t>(end - q, 10000);
+            split.reset();
+            min_len = calculate_min_match_len(q, max_block_end - q, depth);
+        }
+    }
+    /// Before each step at @p q: the lazy levels recalculate min_len from the block's
+    /// literal counts @p litlen now and then.
+    void before_step(const u8* q, const u32* litlen, u32 depth) {
+        if constexpr (kRecalc) {
+            if (q >= next_recalc) {
+                min_len = recalculate_min_match_len(litlen, depth);
+                next_recalc += std::min<std::size_t>(in_end - next_recalc, q - block_begin);
+            }
+        }
+    }
+    [[gnu::always_inline]] void literal(u8 c) {
+        if constexpr (!kFastest) split.observe_literal(c);
+    }
+    [[gnu::always_inline]] void match(u32 len) {
+        if constexpr (!kFastest) split.observe_match(len);
+        ++num_matches;
+    }
+    /// After a step that ended at @p q: does the block go on?
+    [[nodiscard]] bool continues(const u8* q) {
+        bool more = q < max_block_end && num_matches < seq_limit;
+        if constexpr (!kFastest) more = more && !split.should_end_block(block_begin, q, in_end);
+        return more;
+    }
+};
+
 }  // namespace
+
+namespace {
+// Item buffers of finished tracks, for the next ones (a few; the rest are freed).
+class ItemPool {
+public:
+    std::vector<u32> take() {
+        std::lock_guard lock(mutex_);
+        if (free_.empty()) return {};
+        std::vector<u32> v = std::move(free_.back());
+        free_.pop_back();
+        return v;
+    }
+    void give(std::vector<u32>&& v) {
+        if (v.capacity() == 0) return;
+        v.clear();
+        std::lock_guard lock(mutex_);
+        if (free_.size() < kMaxFree) free_.push_back(std::move(v));
+    }
+
+private:
+    static constexpr std::size_t kMaxFree = 16;
+    std::mutex mutex_;
+    std::vector<std::vector<u32>> free_;
+};
+
+ItemPool& item_pool() {
+    static ItemPool pool;
+    return pool;
+}
+}  // namespace
+
+Track::Track() : items(item_pool().take()) {}
+Track::~Track() { item_pool().give(std::move(items)); }
 
 std::size_t chunk_overlap(std::size_t chunk_size) { return std::clamp<std::size_t>(chunk_size / 16, 512, 4096); }
 
@@ -94,6 +186,11 @@ struct ChunkSearcher::Impl {
             lazy2 = std::make_unique<LazyParser<LazyMode::lazy2>>(params);
     }
 
+    std::unique_ptr<HcMatchFinder> hc{new HcMatchFinder};
+
+    template <class Parser>
+    void search_together(Parser&, const ChunkJob& job, const TrackPlan& plan, ChunkTracks& out);
+
     Track& new_track(ChunkTracks& out, const ChunkJob& job) {
         Track& t = out.tracks.emplace_back();
         t.begin = job.begin;
@@ -118,6 +215,10 @@ struct ChunkSearcher::Impl {
 
     template <class Parser>
     void search_lazy(Parser& parser, const ChunkJob& job, const TrackPlan& plan, ChunkTracks& out) {
+        if (!plan.fixed.empty()) {
+            search_together(parser, job, plan, out);
+            return;
+        }
         if (plan.history) {
             Track& t = new_track(out, job);
             TrackRecorder rec(t.items, job.stop);
@@ -140,6 +241,173 @@ struct ChunkSearcher::Impl {
         }
     }
 };
+
+// Several tracks in one pass (picture 4): the tracks move through the chunk together,
+// position by position, over one match finder that holds exactly the positions before
+// the current one.  At each position every track that needs a search there gets it from
+// one shared search per depth (full, half, quarter), read for its own best_len (see
+// HcMatchFinder::SharedMatch).  A track is a small state machine replaying
+// LazyParser::step(): a step start, then the look-ahead searches of lazy and lazy2.
+template <class Parser>
+void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const TrackPlan& plan, ChunkTracks& out) {
+    constexpr LazyMode kMode = std::is_same_v<Parser, LazyParser<LazyMode::greedy>> ? LazyMode::greedy
+                               : std::is_same_v<Parser, LazyParser<LazyMode::lazy>> ? LazyMode::lazy
+                                                                                     : LazyMode::lazy2;
+    struct State {
+        Track* track;
+        TrackRecorder rec;
+        bool history;
+        bool active = true;
+        bool in_block = false;
+        u8 phase = 0;  // 0: step start; 1: lazy look-ahead at +1; 2: lazy2 look-ahead at +2
+        u32 min_len = 0;
+        const u8* next;
+        u32 cur_len = 0, cur_offset = 0;
+        const u8* match_pos = nullptr;
+        BlockLogic<Parser> blk{};
+        u32 literals[kNumLiterals] = {};
+    };
+    const u32 depth = params.max_search_depth;
+    const u32 nice0 = std::min(params.nice_match_length, kMaxMatchLen);
+    const u8* const in_end = job.data_end;
+    const std::size_t n = (plan.history ? 1 : 0) + plan.fixed.size();
+    out.tracks.resize(n);
+    std::vector<State> ts;
+    ts.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        Track& t = out.tracks[i];
+        t.begin = job.begin;
+        t.items.reserve(std::size_t(job.stop - job.begin) / 2 + 64);
+        const bool history = plan.history && i == 0;
+        ts.push_back(State{&t, TrackRecorder(t.items, job.stop), history});
+        ts.back().next = job.begin;
+        if (!history) ts.back().min_len = plan.fixed[i - (plan.history ? 1 : 0)];
+    }
+
+    HcMatchFinder& mf = *hc;
+    u32 hashes[2];
+    mf.prime(job.in_begin, job.begin, job.begin, hashes);
+    HcMatchFinder::SharedMatch found[3];
+    bool have[3];
+    const u8* q = job.begin;
+    u32 max_len = kMaxMatchLen, nice_len = nice0;
+
+    const auto search = [&](int cls, u32 best_len, u32& offset) __attribute__((always_inline)) -> u32 {
+        if (!have[cls]) {
+            mf.search_shared(q, max_len, nice_len, cls == 0 ? depth : cls == 1 ? depth >> 1 : depth >> 2, hashes,
+                             found[cls]);
+            have[cls] = true;
+        }
+        return found[cls].result(best_len, offset);
+    };
+    const auto literal = [&](State& t, const u8* p) __attribute__((always_inline)) {
+        t.rec.literal(p);
+        if (t.history) {
+            t.blk.literal(*p);
+            t.literals[*p]++;
+        }
+    };
+    const auto finish_step = [&](State& t, const u8* end, bool with_match) {
+        if (with_match) {
+            t.rec.match(t.match_pos, t.cur_len, t.cur_offset);
+            if (t.history) t.blk.match(t.cur_len);
+        }
+        t.phase = 0;
+        t.next = end;
+        if (t.history && !t.blk.continues(end)) t.in_block = false;
+        if (end >= job.stop) {
+            t.active = false;
+            t.rec.finish();
+            t.track->end = end;
+        }
+    };
+    // We hold a match (cur_len at match_pos); the next position to look at is p.
+    const auto hold = [&](State& t, const u8* p) {
+        if (t.cur_len >= nice_len) {  // nice_len as adjusted at p - 1, where the match was found
+            finish_step(t, t.match_pos + t.cur_len, true);
+        } else {
+            t.phase = 1;
+            t.next = p;
+        }
+    };
+    const auto advance = [&]() __attribute__((always_inline)) {  // q enters the match finder
+        if (in_end - q >= 5) {
+            mf.prepare(q);
+            mf.insert(q, hashes);
+            HcMatchFinder::hashes(q + 1, hashes);
+        }
+        ++q;
+    };
+
+    for (;;) {
+        const u8* next = nullptr;
+        for (const State& t : ts)
+            if (t.active && (next == nullptr || t.next < next)) next = t.next;
+        if (next == nullptr) break;
+        while (q < next) advance();
+        mf.prepare(q);
+        have[0] = have[1] = have[2] = false;
+        max_len = kMaxMatchLen;
+        nice_len = nice0;
+        adjust_max_and_nice_len(max_len, nice_len, std::size_t(in_end - q));
+        for (State& t : ts) {
+            if (!t.active || t.next != q) continue;
+            u32 offset = 0;
+            if (t.phase == 0) {
+                if (t.history) {
+                    if (!t.in_block) {
+                        t.blk.begin(q, in_end, depth);
+                        std::fill(std::begin(t.literals), std::end(t.literals), 0u);
+                        t.in_block = true;
+                    }
+                    t.blk.before_step(q, t.literals, depth);
+                    t.min_len = t.blk.min_len;
+                }
+                t.rec.on_step_begin(q, t.min_len);
+                const u32 len = search(0, t.min_len - 1, offset);
+                if constexpr (kMode == LazyMode::greedy) {
+                    if (len >= t.min_len && (len > kMinMatchLen || offset <= 4096)) {
+                        t.match_pos = q;
+                        t.cur_len = len;
+                        t.cur_offset = offset;
+                        finish_step(t, q + len, true);
+                    } else {
+                        literal(t, q);
+                        finish_step(t, q + 1, false);
+                    }
+                } else {
+                    if (len < t.min_len || (len == kMinMatchLen && offset > 8192)) {
+                        literal(t, q);
+                        finish_step(t, q + 1, false);
+                    } else {
+                        t.match_pos = q;
+                        t.cur_len = len;
+                        t.cur_offset = offset;
+                        hold(t, q + 1);
+                    }
+                }
+            } else {
+                const bool first = t.phase == 1;
+                const u32 next_len = search(first ? 1 : 2, t.cur_len - 1, offset);
+                if (next_len >= t.cur_len && 4 * int(next_len - t.cur_len) + (bsr32(t.cur_offset) - bsr32(offset)) >
+                                                 (first ? 2 : 6)) {
+                    if (!first) literal(t, q - 2);
+                    literal(t, q - 1);
+                    t.match_pos = q;
+                    t.cur_len = next_len;
+                    t.cur_offset = offset;
+                    hold(t, q + 1);
+                } else if (first && kMode == LazyMode::lazy2) {
+                    t.phase = 2;
+                    t.next = q + 1;
+                } else {
+                    finish_step(t, t.match_pos + t.cur_len, true);
+                }
+            }
+        }
+        advance();
+    }
+}
 
 ChunkSearcher::ChunkSearcher(int level) : impl_(std::make_unique<Impl>(level)) {}
 ChunkSearcher::~ChunkSearcher() = default;
@@ -205,8 +473,6 @@ public:
 template <class Parser>
 class ResolverCore final : public ResolverBase {
     static constexpr bool kFastest = std::is_same_v<Parser, FastestParser>;
-    static constexpr bool kRecalc =
-        std::is_same_v<Parser, LazyParser<LazyMode::lazy>> || std::is_same_v<Parser, LazyParser<LazyMode::lazy2>>;
 
 public:
     ResolverCore(const LevelParams& params, TrackMode mode) : params_(params), mode_(mode), repairer_(params) {}
@@ -242,17 +508,11 @@ public:
         chunk_missed_ = false;
         while (pos_ < limit) {
             if (!in_block_) begin_block();
-            if constexpr (kRecalc) {
-                if (pos_ >= next_recalc_) {
-                    min_len_ = recalculate_min_match_len(freqs_.litlen, params_.max_search_depth);
-                    next_recalc_ += std::min<std::size_t>(block_in_end_ - next_recalc_, pos_ - block_begin_);
-                    note_min_len(min_len_);
-                }
-            }
+            const u32 min_len_before = blk_.min_len;
+            blk_.before_step(pos_, freqs_.litlen, params_.max_search_depth);
+            if (blk_.min_len != min_len_before) note_min_len(blk_.min_len);
             take_step();
-            bool more = pos_ < max_block_end_ && b_.below(seq_limit_);
-            if constexpr (!kFastest) more = more && !split_.should_end_block(block_begin_, pos_, block_in_end_);
-            if (!more) end_block(emit);
+            if (!blk_.continues(pos_)) end_block(emit);
         }
         drop_old_sources();
         clean_chunks_ = chunk_missed_ ? 0 : clean_chunks_ + 1;
@@ -270,17 +530,17 @@ public:
 
 private:
     static constexpr u32 kCleanChunksForHistoryOnly = 8;
-    static constexpr std::size_t kRecentMinLens = 3;
+    static constexpr std::size_t kRecentMinLens = 1;
 
     // Items of one step, from a track or from a repair, into the block.
     struct Apply {
         ResolverCore& r;
         [[gnu::always_inline]] void literal(const u8* p) {
-            if constexpr (!kFastest) r.split_.observe_literal(*p);
+            r.blk_.literal(*p);
             r.b_.literal(*p);
         }
         [[gnu::always_inline]] void match(const u8*, u32 len, u32 offset) {
-            if constexpr (!kFastest) r.split_.observe_match(len);
+            r.blk_.match(len);
             r.b_.match(len, offset);
         }
     };
@@ -289,20 +549,10 @@ private:
         // The reader hands out a chunk only with a block's look-ahead of input behind it
         // (or with the end known), so every decision below is the whole-input one.
         assert(eof_ || std::size_t(data_end_ - pos_) >= kStreamLookahead);
-        block_begin_ = pos_;
-        block_in_end_ = data_end_;
-        if constexpr (kFastest) {
-            max_block_end_ = choose_max_block_end(pos_, block_in_end_, kFastSoftMaxBlockLength);
-            seq_limit_ = seqs_.get() + kFastSeqStoreLength;
-        } else {
-            max_block_end_ = choose_max_block_end(pos_, block_in_end_, kSoftMaxBlockLength);
-            seq_limit_ = seqs_.get() + kSeqStoreLength;
-            next_recalc_ = pos_ + std::min<std::size_t>(block_in_end_ - pos_, 10000);
-            split_.reset();
-            min_len_ = calculate_min_match_len(pos_, max_block_end_ - pos_, params_.max_search_depth);
-            note_min_len(min_len_);
-        }
+        blk_.begin(pos_, data_end_, params_.max_search_depth);
+        if constexpr (!kFastest) note_min_len(blk_.min_len);
         b_.begin(seqs_.get(), &freqs_);
+        block_begin_ = pos_;
         in_block_ = true;
     }
 
@@ -323,7 +573,7 @@ private:
 
     [[nodiscard]] bool fits(const Cursor& c) const {
         if constexpr (kFastest) return true;
-        return c.min_len() == min_len_;
+        return c.min_len() == blk_.min_len;
     }
 
     void take_step() {
@@ -402,9 +652,9 @@ private:
         Apply out{*this};
         if constexpr (kFastest) {
             u32 max_len = kMaxMatchLen, nice_len = std::min(repairer_.nice_len(), kMaxMatchLen);
-            pos_ = repairer_.step(pos_, block_in_end_, max_len, nice_len, repair_hash_, out);
+            pos_ = repairer_.step(pos_, blk_.in_end, max_len, nice_len, repair_hash_, out);
         } else {
-            pos_ = repairer_.step(pos_, block_in_end_, min_len_, repair_hashes_, out);
+            pos_ = repairer_.step(pos_, blk_.in_end, blk_.min_len, repair_hashes_, out);
         }
         stats.repair_bytes += std::uint64_t(pos_ - before);
     }
@@ -446,12 +696,7 @@ private:
 
     bool in_block_ = false;
     const u8* block_begin_ = nullptr;
-    const u8* block_in_end_ = nullptr;
-    const u8* max_block_end_ = nullptr;
-    const u8* next_recalc_ = nullptr;
-    const Sequence* seq_limit_ = nullptr;
-    u32 min_len_ = 0;
-    BlockSplitStats split_{};
+    BlockLogic<Parser> blk_;
     SymbolFreqs freqs_{};
     std::unique_ptr<Sequence[]> seqs_{new Sequence[kSeqStoreLength + 1]};
     SequenceBuilder b_;

@@ -75,11 +75,17 @@ std::size_t chunk_lookahead(std::size_t chunk_size);
 /// How far a chunk's tracks run past its end, so that they meet the next chunk's tracks.
 std::size_t chunk_overlap(std::size_t chunk_size);
 
-/// A track: its steps' items, encoded (see parallel.cpp).
+/// A track: its steps' items, encoded (see parallel.cpp).  The item buffers are recycled
+/// (a chunk's tracks take megabytes; fresh pages for every chunk cost page faults).
 struct Track {
     const u8* begin = nullptr;
     const u8* end = nullptr;  ///< position after the last step
     std::vector<u32> items;
+
+    Track();
+    ~Track();
+    Track(Track&&) noexcept = default;
+    Track& operator=(Track&&) noexcept = default;
 };
 
 struct ChunkTracks {
