@@ -77,22 +77,27 @@ private:
 };
 
 // Lets the chunker hand out chunk k only while k < resolved + limit (the search window)
-// and while assembly is less than limit + 2 chunks behind it: input is freed only behind
-// assembly, so this is what bounds memory when coding, assembly or the writer lag.
+// and while the chunk starts less than `slack` bytes past what assembly has finished:
+// input is freed only behind assembly, so this bounds memory when coding, assembly or
+// the writer lag.  The slack holds the search window, one block (a block is assembled
+// only once the resolver has seen its end, up to 310 KB after its start) and the
+// look-ahead the resolver needs.
 class ChunkGate {
 public:
-    ChunkGate(std::size_t limit, std::size_t chunk_size) : limit_(limit), chunk_size_(chunk_size) {}
+    ChunkGate(std::size_t limit, std::size_t chunk_size)
+        : limit_(limit),
+          chunk_size_(chunk_size),
+          slack_((limit + 2) * chunk_size + core::kSoftMaxBlockLength + core::kMinBlockLength +
+                 core::chunk_lookahead(chunk_size)) {}
     bool wait_for(std::size_t k) {
         std::unique_lock lock(mutex_);
-        cv_.wait(lock, [&] {
-            return (k < resolved_ + limit_ && k < assembled_ / chunk_size_ + limit_ + 2) || cancelled_;
-        });
+        cv_.wait(lock, [&] { return (k < resolved_ + limit_ && k * chunk_size_ < assembled_ + slack_) || cancelled_; });
         return !cancelled_;
     }
     void assembled_up_to(std::size_t bytes) {
         std::lock_guard lock(mutex_);
-        if (bytes / chunk_size_ != assembled_ / chunk_size_) cv_.notify_all();
         assembled_ = bytes;
+        cv_.notify_all();
     }
     void resolved_one() {
         std::lock_guard lock(mutex_);
@@ -110,6 +115,7 @@ private:
     std::condition_variable cv_;
     std::size_t limit_;
     std::size_t chunk_size_;
+    std::size_t slack_;
     std::size_t resolved_ = 0;
     std::size_t assembled_ = 0;
     bool cancelled_ = false;
@@ -131,7 +137,11 @@ PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int o
     const std::size_t lookahead = core::chunk_lookahead(chunk_size);
     const std::uint64_t t_start = now_ns();
 
-    InputWindow window(in_fd, in_name, options.window);
+    // The chunker asks for what the search window can use; the reader need not run far
+    // past that (the sequential graph's 8 MiB would only add memory here).
+    WindowOptions window_options = options.window;
+    window_options.ahead = std::min(window_options.ahead, std::max<std::size_t>(chunk_size, 1u << 20));
+    InputWindow window(in_fd, in_name, window_options);
     OutputWriter writer(out_fd, out_name, options.max_pending_segments);
     WriterSink sink(writer, window, options);
     core::SegmentedOutput output(sink, options.segment_size);

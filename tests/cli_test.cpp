@@ -498,6 +498,45 @@ TEST_F(Cli, OutputEqualsReferenceAtLevels1To12) {
     EXPECT_LISTING({"in.txt"});
 }
 
+TEST_F(Cli, ParallelOptionsKeepOutputIdentical) {
+    REQUIRE_REFERENCE();
+    const std::string data = text(700'000, 15);
+    write("in.txt", data);
+    const Result theirs = ref({"-6", "-c", "in.txt"});
+    EXPECT_STATUS(theirs, 0);
+    for (const std::vector<std::string>& opts :
+         {std::vector<std::string>{"-p", "1"}, {"--threads=3", "--chunk", "4K", "--ahead", "1", "--ring", "1"},
+          {"-p2", "--chunk=64k", "--tracks", "all"}, {"--tracks=history", "--search-concurrency", "1"},
+          {"--code-concurrency=1", "--chunk", "1M"}, {"--sequential"}}) {
+        std::vector<std::string> args = opts;
+        args.insert(args.end(), {"-6", "-c", "in.txt"});
+        const Result ours = fd(args);
+        EXPECT_STATUS(ours, 0) << args.front();
+        EXPECT_TRUE(same_bytes(ours.out, theirs.out)) << args.front();
+    }
+}
+
+TEST_F(Cli, ParallelOptionsRejectBadValues) {
+    write("in.txt", text(1000, 3));
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"--chunk", "4095", "in.txt"}, {"--chunk", "12x", "in.txt"}, {"--ahead", "0", "in.txt"},
+          {"--ring=-1", "in.txt"}, {"--tracks", "some", "in.txt"}, {"--search-concurrency", "x", "in.txt"}}) {
+        const Result r = fd(args);
+        EXPECT_STATUS(r, 1) << args.front();
+        EXPECT_NE(r.err.find("invalid"), std::string::npos) << r.err;
+    }
+    EXPECT_LISTING({"in.txt"});
+}
+
+TEST_F(Cli, VerboseReportsTheParallelGraph) {
+    write("in.txt", text(300'000, 16));
+    const Result r = fd({"-v", "-p2", "--chunk", "64K", "-k", "in.txt"});
+    EXPECT_STATUS(r, 0);
+    for (const char* word : {"parallel graph: 2 threads", "chunks", "blocks", "syncs", "repairs", "search", "resolve",
+                             "code", "assemble"})
+        EXPECT_NE(r.err.find(word), std::string::npos) << "missing '" << word << "' in: " << r.err;
+}
+
 TEST_F(Cli, LevelZeroWritesValidGzip) {
     const std::string data = text(150'000, 15);  // more than two stored blocks
     write("a.txt", data);

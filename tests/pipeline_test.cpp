@@ -1,7 +1,15 @@
-// pipeline_test.cpp - the streaming graph (Read -> Compress -> Write) writes exactly the
-// whole-buffer output, from files and from pipes, at every level; sizes that end on
-// read-chunk, segment and window boundaries; and input that changes size under it is
-// reported, not compressed into something wrong.
+// pipeline_test.cpp - both graphs write exactly the whole-buffer output (which
+// differential_test proves identical to libdeflate's):
+//   - the sequential graph (Read -> Compress -> Write) and the parallel one (Read -> Search
+//     -> Resolve -> Code -> Assemble -> Write), from files and from pipes, at every level,
+//     with sizes that end on read-chunk, segment and window boundaries;
+//   - ParallelGraph: the parallel graph at levels 1-9 with 1, 2, 3, 4 and 8 threads (more
+//     than this machine's cores on purpose), chunks of 4 KiB, 64 KiB, 1 MiB and 4 MiB, the
+//     smallest search window (--ahead 1) and block ring (--ring 1), and every track mode;
+//   - ParallelStress: random chunk sizes, thread counts, windows and rings (seeded; run
+//     under ThreadSanitizer and ASan/UBSan by scripts/test SANITIZE=...);
+// and input that changes size under either graph is reported, not compressed into
+// something wrong.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -12,6 +20,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
+#include <random>
+#include <tuple>
 #include <string>
 #include <thread>
 #include <vector>
@@ -97,13 +108,16 @@ Bytes through_pipe(const Bytes& data, const PipelineOptions& options) {
     return result;
 }
 
-class PipelineLevels : public ::testing::TestWithParam<int> {};
+class PipelineLevels : public ::testing::TestWithParam<std::tuple<int, bool>> {};
 
 TEST_P(PipelineLevels, FilesAndPipesEqualWholeBuffer) {
-    const int level = GetParam();
+    const int level = std::get<0>(GetParam());
     TempDir dir;
     PipelineOptions options;
     options.level = level;
+    options.sequential = std::get<1>(GetParam());
+    options.threads = 2;
+    options.chunk_size = 64 * 1024;
     // Small windows and segments, so every boundary is crossed many times.
     options.window.read_chunk = 64 * 1024;
     options.window.ahead = 256 * 1024;
@@ -120,8 +134,107 @@ TEST_P(PipelineLevels, FilesAndPipesEqualWholeBuffer) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllLevels, PipelineLevels, ::testing::Range(0, 13),
+INSTANTIATE_TEST_SUITE_P(AllLevels, PipelineLevels, ::testing::Combine(::testing::Range(0, 13), ::testing::Bool()),
+                         [](const ::testing::TestParamInfo<std::tuple<int, bool>>& i) {
+                             return "Level" + std::to_string(std::get<0>(i.param)) +
+                                    (std::get<1>(i.param) ? "_Sequential" : "_Parallel");
+                         });
+
+// ---- the parallel graph ---------------------------------------------------------------
+
+struct GraphConfig {
+    int threads;
+    std::size_t chunk;
+    int ahead;  // 0: default (threads + 4)
+    int ring;
+    core::TrackMode tracks;
+};
+
+std::string describe(const GraphConfig& c) {
+    return "threads " + std::to_string(c.threads) + ", chunk " + std::to_string(c.chunk) + ", ahead " +
+           std::to_string(c.ahead) + ", ring " + std::to_string(c.ring) + ", tracks " +
+           std::to_string(int(c.tracks));
+}
+
+PipelineOptions parallel_options(int level, const GraphConfig& c) {
+    PipelineOptions o;
+    o.level = level;
+    o.threads = c.threads;
+    o.chunk_size = c.chunk;
+    o.ahead = c.ahead;
+    o.ring = c.ring;
+    o.tracks = c.tracks;
+    o.segment_size = 256 * 1024;
+    return o;
+}
+
+class ParallelGraph : public ::testing::TestWithParam<int> {};
+
+TEST_P(ParallelGraph, ThreadsChunksWindowsAndRings) {
+    const int level = GetParam();
+    TempDir dir;
+    using core::TrackMode;
+    const GraphConfig configs[] = {
+        {1, 4 * 1024, 1, 1, TrackMode::automatic},   {2, 64 * 1024, 0, 4096, TrackMode::automatic},
+        {3, 1 << 20, 1, 4096, TrackMode::automatic}, {4, 4 << 20, 0, 2, TrackMode::automatic},
+        {8, 4 * 1024, 2, 1, TrackMode::all},         {2, 16 * 1024, 0, 8, TrackMode::history},
+    };
+    // Mixed data switches kind often: chunk ends fall inside matches, inside blocks and at
+    // block ends.  6.5 MiB: several 1 MiB chunks, and more than one 4 MiB chunk.
+    const Bytes data = testing::generate(testing::Kind::mixed, 6 * 1024 * 1024 + 512 * 1024 + 3, 77 + level);
+    const Bytes want = whole_buffer(data, level);
+    for (const GraphConfig& c : configs) {
+        SCOPED_TRACE(describe(c));
+        const PipelineOptions o = parallel_options(level, c);
+        EXPECT_TRUE(through_file(data, o, dir) == want) << "from a file";
+        if (c.chunk <= 64 * 1024) EXPECT_TRUE(through_pipe(data, o) == want) << "from a pipe";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, ParallelGraph, ::testing::Range(1, 10),
                          [](const ::testing::TestParamInfo<int>& i) { return "Level" + std::to_string(i.param); });
+
+TEST(ParallelGraph, RealFilesFromTheSystem) {
+    const auto files = testing::real_files(4, 4 * 1024 * 1024);
+    if (files.empty()) GTEST_SKIP() << "no real files found";
+    TempDir dir;
+    for (const auto& path : files) {
+        const Bytes data = testing::read_file(path, 4 * 1024 * 1024);
+        for (const int level : {1, 6, 9}) {
+            SCOPED_TRACE(path.string() + ", level " + std::to_string(level));
+            EXPECT_TRUE(through_file(data, parallel_options(level, {2, 64 * 1024, 0, 4096, core::TrackMode::automatic}),
+                                     dir) == whole_buffer(data, level));
+        }
+    }
+}
+
+// Random configurations, small inputs: many chunks, tiny windows and rings, more threads
+// than cores.  The seed is printed; FLOWDEFLATE_TEST_SEED=<n> repeats a run.
+TEST(ParallelStress, RandomConfigurations) {
+    std::uint64_t seed = 20261130;
+    if (const char* s = std::getenv("FLOWDEFLATE_TEST_SEED")) seed = std::strtoull(s, nullptr, 10);
+    std::cout << "[   seed   ] FLOWDEFLATE_TEST_SEED=" << seed << std::endl;
+    std::mt19937_64 rng(seed);
+    TempDir dir;
+    for (int round = 0; round < 24; ++round) {
+        const int level = 1 + int(rng() % 9);
+        const auto kind = testing::kAllKinds[rng() % std::size(testing::kAllKinds)];
+        const std::size_t size = rng() % (1536 * 1024);
+        GraphConfig c;
+        c.threads = 1 + int(rng() % 8);
+        c.chunk = 4096 + (rng() % 32) * 4096 + (rng() % 2) * 777;
+        c.ahead = int(rng() % 6);  // 0: default
+        c.ring = 1 + int(rng() % 16);
+        c.tracks = core::TrackMode(rng() % 3);
+        const Bytes data = testing::generate(kind, size, rng());
+        SCOPED_TRACE(describe(c) + ", level " + std::to_string(level) + ", " +
+                     std::string(testing::kind_name(kind)) + ", " + std::to_string(size) + " bytes, round " +
+                     std::to_string(round));
+        const PipelineOptions o = parallel_options(level, c);
+        const Bytes want = whole_buffer(data, level);
+        EXPECT_TRUE((round % 2 ? through_pipe(data, o) : through_file(data, o, dir)) == want);
+    }
+}
 
 TEST(Pipeline, DefaultOptionsOnMegabytesOfText) {
     TempDir dir;
@@ -206,8 +319,12 @@ TEST(Pipeline, WriteErrorIsReported) {
     const int in = ::open(path.c_str(), O_RDONLY);
     const int full = ::open("/dev/full", O_WRONLY);
     if (full < 0) GTEST_SKIP() << "no /dev/full";
-    PipelineOptions options;
-    EXPECT_THROW(compress_fd(in, "in", full, "/dev/full", options), OutputError);
+    for (const bool sequential : {true, false}) {
+        PipelineOptions options;
+        options.sequential = sequential;
+        ::lseek(in, 0, SEEK_SET);
+        EXPECT_THROW(compress_fd(in, "in", full, "/dev/full", options), OutputError) << "sequential " << sequential;
+    }
     ::close(full);
     ::close(in);
 }

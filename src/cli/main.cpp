@@ -178,6 +178,33 @@ private:
 // The graph's counters of the last file, for -v.
 graph::PipelineStats g_last_stats;
 
+// Appends one JSON line with the parallel graph's counters (see scripts/scaling-model).
+void write_stats(const std::string& path, const std::string& name, int level, const graph::PipelineResult& r) {
+    FILE* f = std::fopen(path.c_str(), "a");
+    if (!f) {
+        fmt::print(stderr, "flowdeflate: {}: cannot write statistics: {}\n", path, std::strerror(errno));
+        return;
+    }
+    const graph::PipelineStats& s = r.stats;
+    const core::ResolverStats& rs = s.resolver;
+    std::string chunks;
+    for (std::size_t i = 0; i < s.chunk_search_us.size(); ++i) chunks += (i ? "," : "") + std::to_string(s.chunk_search_us[i]);
+    std::string quoted;
+    for (const char c : name) {
+        if (c == '"' || c == '\\') quoted += '\\';
+        if (static_cast<unsigned char>(c) >= 0x20) quoted += c;
+    }
+    fmt::print(f,
+               "{{\"file\":\"{}\",\"level\":{},\"threads\":{},\"chunk\":{},\"ahead\":{},\"ring\":{},"
+               "\"in_bytes\":{},\"out_bytes\":{},\"wall_ns\":{},\"search_ns\":{},\"resolve_ns\":{},"
+               "\"code_ns\":{},\"assemble_ns\":{},\"resolver_wait_ns\":{},\"chunks\":{},\"blocks\":{},"
+               "\"syncs\":{},\"repairs\":{},\"repair_bytes\":{},\"tracks\":{},\"chunk_search_us\":[{}]}}\n",
+               quoted, level, s.threads, s.chunk_size, s.ahead, s.ring, r.in_bytes, r.out_bytes, s.wall_ns,
+               s.search_ns, rs.resolve_ns, s.code_ns, s.assemble_ns, s.resolver_wait_ns, rs.chunks, rs.blocks, rs.syncs,
+               rs.repairs, rs.repair_bytes, s.tracks_searched, chunks);
+    std::fclose(f);
+}
+
 Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
                    std::uint64_t size_hint, std::uint64_t& in_bytes, std::uint64_t& out_bytes) {
     graph::PipelineOptions po;
@@ -197,6 +224,7 @@ Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int 
         in_bytes = r.in_bytes;
         out_bytes = r.out_bytes;
         g_last_stats = r.stats;
+        if (!o.stats_file.empty() && r.stats.parallel) write_stats(o.stats_file, in_name, o.level, r);
     } catch (const std::exception& e) {
         return error(e.what());
     }

@@ -45,6 +45,8 @@ void print_usage(bool to_stderr) {
                "  -v, --verbose       per file: ratio, speed and peak memory on standard error, and\n"
                "                      for the parallel graph its chunks, blocks, syncs, repairs and\n"
                "                      the time of each node\n"
+               "      --stats FILE    write those counters (per file, one JSON object per line) to\n"
+               "                      FILE, for scripts/scaling-model\n"
                "      --progress      progress bar on standard error (only when it is a terminal)\n"
                "  -h, --help          print this help\n"
                "  -V, --version       print the version\n"
@@ -166,6 +168,9 @@ ParseResult parse_options(int argc, char** argv) {
                                                              : o.code_concurrency;
                 if (!take_value() || !parse_int(value, target) || target < 1)
                     return fail("invalid value for --" + std::string(name) + ": \"" + std::string(value) + "\"");
+            } else if (name == "stats") {
+                if (!take_value() || value.empty()) return fail("option --stats needs a file name");
+                o.stats_file = std::string(value);
             } else if (name == "tracks") {
                 if (!take_value()) return fail("option --tracks needs a value");
                 if (value == "auto") o.tracks = 0;

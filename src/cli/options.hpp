@@ -18,6 +18,7 @@ struct Options {
     bool quiet = false;
     bool verbose = false;
     bool progress = false;
+    std::string stats_file;  ///< --stats FILE: the parallel graph's counters as JSON
     bool sequential = false;
     int threads = 0;  ///< 0: all cores
     std::size_t chunk = 1u << 20;  ///< --chunk: input per search task

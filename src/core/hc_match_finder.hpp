@@ -252,6 +252,31 @@ public:
         out.chain_offset = u32(in_next - best);
     }
 
+    /// Inserts the positions [@p p, @p end) (@p hashes: those of p; on return, those of
+    /// end), as skip_bytes() does, then prefetches end's buckets.  Positions within 5 bytes
+    /// of @p in_end are left out, as libdeflate leaves them out (nothing searches there).
+    [[gnu::always_inline]] void insert_range(const u8* p, const u8* end, const u8* in_end, u32 hashes[2]) {
+        if (in_end - end < 5) end = in_end - 5;
+        u32 h3 = hashes[0], h4 = hashes[1];
+        for (; p < end; ++p) {
+            u32 cur_pos = u32(p - base_);
+            if (cur_pos == kWindowSize) [[unlikely]] {
+                slide();
+                cur_pos = 0;
+            }
+            hash3_[h3] = MfPos(cur_pos);
+            next_[cur_pos] = hash4_[h4];
+            hash4_[h4] = MfPos(cur_pos);
+            const u32 seq = load_u32(p + 1);
+            h3 = lz_hash(seq & 0xFFFFFF, kHash3Order);
+            h4 = lz_hash(seq, kHash4Order);
+        }
+        prefetch_write(&hash3_[h3]);
+        prefetch_write(&hash4_[h4]);
+        hashes[0] = h3;
+        hashes[1] = h4;
+    }
+
     /// Inserts @p p (after prepare(p)) with its @p hashes.
     [[gnu::always_inline]] void insert(const u8* p, const u32 hashes[2]) {
         const u32 cur_pos = u32(p - base_);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cassert>
 #include <deque>
+#include <sys/mman.h>
 #include <mutex>
 
 #include "core/block_split.hpp"
@@ -34,12 +35,12 @@ constexpr u32 kLenShift = 15;
 // Records a parse as a track: the Trace of the history track, the Out of a fixed one.
 struct TrackRecorder : NoTrace {
     static constexpr bool kSteps = true;
-    std::vector<u32>& items;
+    ItemBuffer& items;
     const u8* stop_at;
     u32 length = 0;  // bytes covered so far
     u32 min_len = 0;
 
-    TrackRecorder(std::vector<u32>& it, const u8* stop) : items(it), stop_at(stop) {}
+    TrackRecorder(ItemBuffer& it, const u8* stop) : items(it), stop_at(stop) {}
     bool stop(const u8* p) const { return p >= stop_at; }
     void on_step_begin(const u8*, u32 m) {
         if (!items.empty()) items.back() |= kStepEnd;
@@ -58,6 +59,25 @@ struct TrackRecorder : NoTrace {
     void finish() {
         if (!items.empty()) items.back() |= kStepEnd;
     }
+};
+
+// Appends items without a capacity check per item: the buffer is sized for one item per
+// input byte of the track's extent up front (pages are touched only as written).
+struct ItemWriter {
+    ItemBuffer& items;
+    u32* next;
+    ItemWriter(ItemBuffer& v, std::size_t max_items) : items(v) {
+        v.clear();
+        v.reserve(max_items);
+        next = v.data();
+    }
+    [[gnu::always_inline]] void literal(u32 min_len, bool step_end) {
+        *next++ = (min_len << kMinLenShift) | (step_end ? kStepEnd : 0);
+    }
+    [[gnu::always_inline]] void match(u32 min_len, u32 len, u32 offset) {
+        *next++ = kStepEnd | (min_len << kMinLenShift) | (len << kLenShift) | (offset - 1);
+    }
+    void finish() { items.set_size(std::size_t(next - items.data())); }
 };
 
 std::uint64_t now_ns() {
@@ -130,24 +150,30 @@ namespace {
 // Item buffers of finished tracks, for the next ones (a few; the rest are freed).
 class ItemPool {
 public:
-    std::vector<u32> take() {
+    ItemBuffer take() {
         std::lock_guard lock(mutex_);
         if (free_.empty()) return {};
-        std::vector<u32> v = std::move(free_.back());
+        ItemBuffer v = std::move(free_.back());
         free_.pop_back();
         return v;
     }
-    void give(std::vector<u32>&& v) {
+    void give(ItemBuffer&& v) {
         if (v.capacity() == 0) return;
+        // Pages past what this track wrote go back to the system: a recycled buffer must
+        // not keep the largest extent it ever had resident.
+        const auto page = std::uintptr_t(4096);
+        const auto from = (reinterpret_cast<std::uintptr_t>(v.data() + v.size()) + page - 1) & ~(page - 1);
+        const auto to = reinterpret_cast<std::uintptr_t>(v.data() + v.capacity()) & ~(page - 1);
+        if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
         v.clear();
         std::lock_guard lock(mutex_);
         if (free_.size() < kMaxFree) free_.push_back(std::move(v));
     }
 
 private:
-    static constexpr std::size_t kMaxFree = 16;
+    static constexpr std::size_t kMaxFree = 4;  // resident memory, kept for speed
     std::mutex mutex_;
-    std::vector<std::vector<u32>> free_;
+    std::vector<ItemBuffer> free_;
 };
 
 ItemPool& item_pool() {
@@ -255,7 +281,7 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
                                                                                      : LazyMode::lazy2;
     struct State {
         Track* track;
-        TrackRecorder rec;
+        ItemWriter rec;
         bool history;
         bool active = true;
         bool in_block = false;
@@ -277,9 +303,9 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
     for (std::size_t i = 0; i < n; ++i) {
         Track& t = out.tracks[i];
         t.begin = job.begin;
-        t.items.reserve(std::size_t(job.stop - job.begin) / 2 + 64);
         const bool history = plan.history && i == 0;
-        ts.push_back(State{&t, TrackRecorder(t.items, job.stop), history});
+        // A step starts before stop and covers at most 258 + 2 bytes.
+        ts.push_back(State{&t, ItemWriter(t.items, std::size_t(job.stop - job.begin) + 2 * kMaxMatchLen), history});
         ts.back().next = job.begin;
         if (!history) ts.back().min_len = plan.fixed[i - (plan.history ? 1 : 0)];
     }
@@ -300,8 +326,8 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
         }
         return found[cls].result(best_len, offset);
     };
-    const auto literal = [&](State& t, const u8* p) __attribute__((always_inline)) {
-        t.rec.literal(p);
+    const auto literal = [&](State& t, const u8* p, bool step_end) __attribute__((always_inline)) {
+        t.rec.literal(t.min_len, step_end);
         if (t.history) {
             t.blk.literal(*p);
             t.literals[*p]++;
@@ -309,7 +335,7 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
     };
     const auto finish_step = [&](State& t, const u8* end, bool with_match) {
         if (with_match) {
-            t.rec.match(t.match_pos, t.cur_len, t.cur_offset);
+            t.rec.match(t.min_len, t.cur_len, t.cur_offset);
             if (t.history) t.blk.match(t.cur_len);
         }
         t.phase = 0;
@@ -330,21 +356,16 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
             t.next = p;
         }
     };
-    const auto advance = [&]() __attribute__((always_inline)) {  // q enters the match finder
-        if (in_end - q >= 5) {
-            mf.prepare(q);
-            mf.insert(q, hashes);
-            HcMatchFinder::hashes(q + 1, hashes);
-        }
-        ++q;
-    };
 
     for (;;) {
         const u8* next = nullptr;
         for (const State& t : ts)
             if (t.active && (next == nullptr || t.next < next)) next = t.next;
         if (next == nullptr) break;
-        while (q < next) advance();
+        if (q < next) {  // positions no track searches enter the match finder
+            mf.insert_range(q, next, in_end, hashes);
+            q = next;
+        }
         mf.prepare(q);
         have[0] = have[1] = have[2] = false;
         max_len = kMaxMatchLen;
@@ -363,7 +384,6 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
                     t.blk.before_step(q, t.literals, depth);
                     t.min_len = t.blk.min_len;
                 }
-                t.rec.on_step_begin(q, t.min_len);
                 const u32 len = search(0, t.min_len - 1, offset);
                 if constexpr (kMode == LazyMode::greedy) {
                     if (len >= t.min_len && (len > kMinMatchLen || offset <= 4096)) {
@@ -372,12 +392,12 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
                         t.cur_offset = offset;
                         finish_step(t, q + len, true);
                     } else {
-                        literal(t, q);
+                        literal(t, q, true);
                         finish_step(t, q + 1, false);
                     }
                 } else {
                     if (len < t.min_len || (len == kMinMatchLen && offset > 8192)) {
-                        literal(t, q);
+                        literal(t, q, true);
                         finish_step(t, q + 1, false);
                     } else {
                         t.match_pos = q;
@@ -391,8 +411,8 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
                 const u32 next_len = search(first ? 1 : 2, t.cur_len - 1, offset);
                 if (next_len >= t.cur_len && 4 * int(next_len - t.cur_len) + (bsr32(t.cur_offset) - bsr32(offset)) >
                                                  (first ? 2 : 6)) {
-                    if (!first) literal(t, q - 2);
-                    literal(t, q - 1);
+                    if (!first) literal(t, q - 2, false);
+                    literal(t, q - 1, false);
                     t.match_pos = q;
                     t.cur_len = next_len;
                     t.cur_offset = offset;
@@ -405,7 +425,8 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
                 }
             }
         }
-        advance();
+        mf.insert_range(q, q + 1, in_end, hashes);  // q enters the match finder
+        ++q;
     }
 }
 
@@ -530,7 +551,7 @@ public:
 
 private:
     static constexpr u32 kCleanChunksForHistoryOnly = 8;
-    static constexpr std::size_t kRecentMinLens = 1;
+    static constexpr std::size_t kRecentMinLens = 2;
 
     // Items of one step, from a track or from a repair, into the block.
     struct Apply {
@@ -616,7 +637,7 @@ private:
 
     void apply(Cursor& c) {
         Apply out{*this};
-        const std::vector<u32>& items = c.track->items;
+        const ItemBuffer& items = c.track->items;
         for (;;) {
             const u32 item = items[c.i++];
             const u32 len = item_len(item);

@@ -25,7 +25,9 @@
 // 10-12 are not split: the caller runs the sequential compressor for them.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -75,12 +77,48 @@ std::size_t chunk_lookahead(std::size_t chunk_size);
 /// How far a chunk's tracks run past its end, so that they meet the next chunk's tracks.
 std::size_t chunk_overlap(std::size_t chunk_size);
 
+/// A growable array of track items whose new room is left uninitialised, so that only
+/// the pages actually written become resident (a track may need one item per byte, and
+/// usually needs far fewer).
+class ItemBuffer {
+public:
+    [[nodiscard]] u32* data() { return data_.get(); }
+    [[nodiscard]] const u32* data() const { return data_.get(); }
+    [[nodiscard]] std::size_t size() const { return size_; }
+    [[nodiscard]] bool empty() const { return size_ == 0; }
+    [[nodiscard]] std::size_t capacity() const { return capacity_; }
+    u32& operator[](std::size_t i) { return data_[i]; }
+    const u32& operator[](std::size_t i) const { return data_[i]; }
+    u32& back() { return data_[size_ - 1]; }
+    void clear() { size_ = 0; }
+    /// Room for @p n items; keeps the contents.
+    void reserve(std::size_t n) {
+        if (n <= capacity_) return;
+        std::unique_ptr<u32[]> bigger(new u32[n]);
+        if (size_) std::memcpy(bigger.get(), data_.get(), size_ * sizeof(u32));
+        data_ = std::move(bigger);
+        capacity_ = n;
+    }
+    void push_back(u32 v) {
+        if (size_ == capacity_) [[unlikely]]
+            reserve(std::max<std::size_t>(64, capacity_ * 2));
+        data_[size_++] = v;
+    }
+    /// After writing through data() directly.
+    void set_size(std::size_t n) { size_ = n; }
+
+private:
+    std::unique_ptr<u32[]> data_;
+    std::size_t size_ = 0;
+    std::size_t capacity_ = 0;
+};
+
 /// A track: its steps' items, encoded (see parallel.cpp).  The item buffers are recycled
 /// (a chunk's tracks take megabytes; fresh pages for every chunk cost page faults).
 struct Track {
     const u8* begin = nullptr;
     const u8* end = nullptr;  ///< position after the last step
-    std::vector<u32> items;
+    ItemBuffer items;
 
     Track();
     ~Track();
