@@ -287,7 +287,7 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
         bool in_block = false;
         u8 phase = 0;  // 0: step start; 1: lazy look-ahead at +1; 2: lazy2 look-ahead at +2
         u32 min_len = 0;
-        const u8* next;
+        const u8* next = nullptr;
         u32 cur_len = 0, cur_offset = 0;
         const u8* match_pos = nullptr;
         BlockLogic<Parser> blk{};
