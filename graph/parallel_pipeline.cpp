@@ -146,7 +146,7 @@ PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int o
     WriterSink sink(writer, window, options);
     core::SegmentedOutput output(sink, options.segment_size);
     core::StreamAssembler assembler(output, options.format, options.level);
-    core::Resolver resolver(options.level, options.tracks);
+    core::Resolver resolver(options.level, options.tracks, search_concurrency);
     ChunkGate gate(std::size_t(ahead) + 1, chunk_size);
     tbb::enumerable_thread_specific<std::unique_ptr<core::ChunkSearcher>> searchers;
     tbb::enumerable_thread_specific<std::unique_ptr<core::BlockEncoder>> encoders;

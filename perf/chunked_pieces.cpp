@@ -74,7 +74,7 @@ void register_all() {
                         for (auto _ : st) {
                             const auto t0 = std::chrono::steady_clock::now();
                             benchmark::DoNotOptimize(core::compress_chunked(
-                                *data, int(level), flowdeflate::Format::gzip, {std::size_t(chunk), mode}, &stats));
+                                *data, int(level), flowdeflate::Format::gzip, {std::size_t(chunk), mode, 2}, &stats));
                             total_ns += double(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                                    std::chrono::steady_clock::now() - t0)
                                                    .count());

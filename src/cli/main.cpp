@@ -188,7 +188,10 @@ void write_stats(const std::string& path, const std::string& name, int level, co
     const graph::PipelineStats& s = r.stats;
     const core::ResolverStats& rs = s.resolver;
     std::string chunks;
-    for (std::size_t i = 0; i < s.chunk_search_us.size(); ++i) chunks += (i ? "," : "") + std::to_string(s.chunk_search_us[i]);
+    for (std::size_t i = 0; i < s.chunk_search_us.size(); ++i) {
+        if (i) chunks += ',';
+        chunks += std::to_string(s.chunk_search_us[i]);
+    }
     std::string quoted;
     for (const char c : name) {
         if (c == '"' || c == '\\') quoted += '\\';

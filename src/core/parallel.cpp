@@ -496,7 +496,8 @@ class ResolverCore final : public ResolverBase {
     static constexpr bool kFastest = std::is_same_v<Parser, FastestParser>;
 
 public:
-    ResolverCore(const LevelParams& params, TrackMode mode) : params_(params), mode_(mode), repairer_(params) {}
+    ResolverCore(const LevelParams& params, TrackMode mode, int workers)
+        : params_(params), mode_(mode), workers_(std::max(1, workers)), repairer_(params) {}
 
     void resolve(std::shared_ptr<const ChunkTracks> tracks, const Resolver::Emit& emit) override {
         const std::uint64_t t0 = now_ns();
@@ -537,14 +538,26 @@ public:
         }
         drop_old_sources();
         clean_chunks_ = chunk_missed_ ? 0 : clean_chunks_ + 1;
-        stats.resolve_ns += now_ns() - t0 - emit_ns_;
+        const std::uint64_t own_ns = now_ns() - t0 - emit_ns_;
+        stats.resolve_ns += own_ns;
+        // Load of the resolver against the search, per track, smoothed over ~8 chunks.
+        if (!tracks->tracks.empty()) {
+            const double search_per_track = double(tracks->search_ns) / double(tracks->tracks.size());
+            resolver_load_ += (double(own_ns) / std::max(1.0, search_per_track) - resolver_load_) / 8;
+        }
     }
 
+    // automatic: more tracks only after a min-length miss (until 8 clean chunks), and only
+    // while the serial resolver, repairs included, is the bottleneck: while it needs more
+    // time per chunk than the workers need to search one (search time / workers).  With
+    // few workers the search is the bottleneck, and a repair costs less than the extra
+    // tracks every chunk would; with many, repairs would hold everybody up.
     [[nodiscard]] TrackPlan plan() const override {
         TrackPlan plan;
         if constexpr (kFastest) return plan;
-        const bool all_tracks =
-            mode_ == TrackMode::all || (mode_ == TrackMode::automatic && clean_chunks_ < kCleanChunksForHistoryOnly);
+        const bool missing = clean_chunks_ < kCleanChunksForHistoryOnly;
+        const bool all_tracks = mode_ == TrackMode::all ||
+                                (mode_ == TrackMode::automatic && missing && resolver_load_ * workers_ > 1.0);
         if (all_tracks) plan.fixed = recent_min_lens_;
         return plan;
     }
@@ -705,6 +718,7 @@ private:
 
     LevelParams params_;
     TrackMode mode_;
+    int workers_;
     Parser repairer_;
     u32 repair_hashes_[2] = {0, 0};
     u32 repair_hash_ = 0;
@@ -729,6 +743,7 @@ private:
 
     std::vector<u32> recent_min_lens_;
     std::uint64_t emit_ns_ = 0;
+    double resolver_load_ = 0;  ///< resolver time / search time per track, per chunk
     u32 clean_chunks_ = 0;
     bool chunk_missed_ = false;
 };
@@ -739,16 +754,16 @@ struct Resolver::Impl {
     std::unique_ptr<ResolverBase> core;
 };
 
-Resolver::Resolver(int level, TrackMode mode) : impl_(std::make_unique<Impl>()) {
+Resolver::Resolver(int level, TrackMode mode, int workers) : impl_(std::make_unique<Impl>()) {
     const LevelParams params = LevelParams::for_level(level);
     if (level == 1)
-        impl_->core = std::make_unique<ResolverCore<FastestParser>>(params, mode);
+        impl_->core = std::make_unique<ResolverCore<FastestParser>>(params, mode, workers);
     else if (level >= 2 && level <= 4)
-        impl_->core = std::make_unique<ResolverCore<LazyParser<LazyMode::greedy>>>(params, mode);
+        impl_->core = std::make_unique<ResolverCore<LazyParser<LazyMode::greedy>>>(params, mode, workers);
     else if (level >= 5 && level <= 7)
-        impl_->core = std::make_unique<ResolverCore<LazyParser<LazyMode::lazy>>>(params, mode);
+        impl_->core = std::make_unique<ResolverCore<LazyParser<LazyMode::lazy>>>(params, mode, workers);
     else if (level >= 8 && level <= 9)
-        impl_->core = std::make_unique<ResolverCore<LazyParser<LazyMode::lazy2>>>(params, mode);
+        impl_->core = std::make_unique<ResolverCore<LazyParser<LazyMode::lazy2>>>(params, mode, workers);
     else
         throw Error("the parallel resolver covers levels 1-9");
 }
@@ -855,7 +870,7 @@ std::vector<u8> compress_chunked(std::span<const u8> in, int level, Format forma
     SegmentedOutput out(sink, 1u << 20);
     StreamAssembler assembler(out, format, level);
     ChunkSearcher searcher(level);
-    Resolver resolver(level, options.tracks);
+    Resolver resolver(level, options.tracks, options.workers);
     BlockEncoder encoder;
     CodedBlock coded;
     const u8* const begin = in.data();

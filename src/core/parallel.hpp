@@ -49,7 +49,8 @@ inline constexpr std::size_t kMinChunkSize = 4096;
 
 /// Which tracks a chunk's search parses.
 enum class TrackMode {
-    automatic,  ///< all recent min_lens until 8 chunks resolve without a miss, then history only
+    automatic,  ///< after a min-length miss, fixed tracks for the recent min_lens (until 8 chunks
+                ///< resolve without a miss), while the resolver is the bottleneck; else history only
     history,    ///< the history track only
     all,        ///< the history track and a fixed track for every min_len seen so far
 };
@@ -174,7 +175,9 @@ struct ResolverStats {
 class Resolver {
 public:
     using Emit = std::function<void(std::unique_ptr<ResolvedBlock>)>;
-    Resolver(int level, TrackMode mode);
+    /// @p workers: the threads that search (the automatic track choice weighs the
+    /// resolver's load against them).
+    Resolver(int level, TrackMode mode, int workers = 1);
     ~Resolver();
     Resolver(const Resolver&) = delete;
     Resolver& operator=(const Resolver&) = delete;
@@ -236,6 +239,7 @@ void append_bits(BitWriter& w, const u8* bits, std::size_t nbits);
 struct ChunkedOptions {
     std::size_t chunk_size = 1u << 20;
     TrackMode tracks = TrackMode::automatic;
+    int workers = 1;  ///< the worker count the automatic track choice assumes
 };
 
 /// Runs Search, Resolve, Code and Assemble one after another over @p in, chunk by chunk:
