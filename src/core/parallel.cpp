@@ -33,31 +33,41 @@ constexpr u32 kLenShift = 15;
 [[gnu::always_inline]] inline u32 item_min_len(u32 item) { return (item >> kMinLenShift) & 0xF; }
 
 // Records a parse as a track: the Trace of the history track, the Out of a fixed one.
+// The buffer is sized up front for the worst case (one item per byte of the track's
+// extent), so recording is a plain store; only written pages become resident.
 struct TrackRecorder : NoTrace {
     static constexpr bool kSteps = true;
     ItemBuffer& items;
     const u8* stop_at;
-    u32 length = 0;  // bytes covered so far
+    u32* first;
+    u32* next;
+    const u8* end = nullptr;  // position after the last item
     u32 min_len = 0;
 
-    TrackRecorder(ItemBuffer& it, const u8* stop) : items(it), stop_at(stop) {}
+    TrackRecorder(ItemBuffer& it, const u8* begin, const u8* stop) : items(it), stop_at(stop) {
+        items.clear();
+        items.reserve(std::size_t(stop - begin) + 2 * kMaxMatchLen + 64);
+        first = next = items.data();
+        end = begin;
+    }
     bool stop(const u8* p) const { return p >= stop_at; }
-    void on_step_begin(const u8*, u32 m) {
-        if (!items.empty()) items.back() |= kStepEnd;
+    [[gnu::always_inline]] void on_step_begin(const u8*, u32 m) {
+        if (next != first) next[-1] |= kStepEnd;
         min_len = m;
     }
-    void on_literal(const u8*) {
-        items.push_back(min_len << kMinLenShift);
-        length += 1;
+    [[gnu::always_inline]] void on_literal(const u8* p) {
+        *next++ = min_len << kMinLenShift;
+        end = p + 1;
     }
-    void on_match(const u8*, u32 len, u32 offset) {
-        items.push_back((min_len << kMinLenShift) | (len << kLenShift) | (offset - 1));
-        length += len;
+    [[gnu::always_inline]] void on_match(const u8* p, u32 len, u32 offset) {
+        *next++ = (min_len << kMinLenShift) | (len << kLenShift) | (offset - 1);
+        end = p + len;
     }
-    void literal(const u8* p) { on_literal(p); }
-    void match(const u8* p, u32 len, u32 offset) { on_match(p, len, offset); }
+    [[gnu::always_inline]] void literal(const u8* p) { on_literal(p); }
+    [[gnu::always_inline]] void match(const u8* p, u32 len, u32 offset) { on_match(p, len, offset); }
     void finish() {
-        if (!items.empty()) items.back() |= kStepEnd;
+        if (next != first) next[-1] |= kStepEnd;
+        items.set_size(std::size_t(next - first));
     }
 };
 
@@ -220,13 +230,12 @@ struct ChunkSearcher::Impl {
     Track& new_track(ChunkTracks& out, const ChunkJob& job) {
         Track& t = out.tracks.emplace_back();
         t.begin = job.begin;
-        t.items.reserve(std::size_t(job.stop - job.begin) / 2 + 64);
         return t;
     }
 
     void search_fastest(const ChunkJob& job, ChunkTracks& out) {
         Track& t = new_track(out, job);
-        TrackRecorder rec(t.items, job.stop);
+        TrackRecorder rec(t.items, job.begin, job.stop);
         u32 hash;
         fastest->prime(job.in_begin, job.begin, hash);
         u32 max_len = kMaxMatchLen, nice_len = std::min(fastest->nice_len(), kMaxMatchLen);
@@ -245,26 +254,12 @@ struct ChunkSearcher::Impl {
             search_together(parser, job, plan, out);
             return;
         }
-        if (plan.history) {
-            Track& t = new_track(out, job);
-            TrackRecorder rec(t.items, job.stop);
-            parser.search(job.in_begin, job.begin, job.data_end, rec);
-            rec.finish();
-            t.end = job.begin + rec.length;
-        }
-        for (const u32 m : plan.fixed) {
-            Track& t = new_track(out, job);
-            TrackRecorder rec(t.items, job.stop);
-            u32 hashes[2];
-            parser.prime(job.in_begin, job.begin, hashes);
-            const u8* p = job.begin;
-            while (p < job.stop) {
-                rec.on_step_begin(p, m);
-                p = parser.step(p, job.data_end, m, hashes, rec);
-            }
-            rec.finish();
-            t.end = p;
-        }
+        // One track: the sequential parser itself, recorded.
+        Track& t = new_track(out, job);
+        TrackRecorder rec(t.items, job.begin, job.stop);
+        parser.search(job.in_begin, job.begin, job.data_end, rec);
+        rec.finish();
+        t.end = rec.end;
     }
 };
 
