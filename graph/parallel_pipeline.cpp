@@ -162,6 +162,10 @@ PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int o
     stats.ahead = ahead;
     stats.ring = ring;
     std::atomic<std::uint64_t> search_ns{0}, code_ns{0}, tracks_searched{0};
+    // Blocks between Resolve and Assemble, and how long there were `ring` or more of them
+    // (the ring was full: later blocks waited in front of it).
+    std::atomic<std::size_t> blocks_out{0};
+    std::atomic<std::uint64_t> ring_full_since{0}, ring_full_ns{0};
     std::uint64_t last_resolved_ns = 0;
 
     std::mutex failure_mutex;
@@ -252,6 +256,7 @@ PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int o
             if (!failed) {
                 try {
                     resolver.resolve(tracks, [&](std::unique_ptr<core::ResolvedBlock> block) {
+                        if (++blocks_out == std::size_t(ring)) ring_full_since = now_ns();
                         std::get<0>(ports).try_put(BlockMsg(std::move(block)));
                     });
                     std::lock_guard lock(plan_mutex);
@@ -298,6 +303,7 @@ PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int o
                 }
                 stats.assemble_ns += now_ns() - t0;
             }
+            if (blocks_out-- == std::size_t(ring)) ring_full_ns += now_ns() - ring_full_since;
             std::get<0>(ports).try_put(continue_msg());
         });
 
@@ -337,6 +343,7 @@ PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int o
     stats.search_ns = search_ns;
     stats.code_ns = code_ns;
     stats.tracks_searched = tracks_searched;
+    stats.ring_full_ns = ring_full_ns;
     stats.wall_ns = now_ns() - t_start;
     result.in_bytes = assembler.in_bytes();
     result.out_bytes = writer.bytes_written();

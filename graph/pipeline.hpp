@@ -55,6 +55,7 @@ struct PipelineStats {
     std::uint64_t code_ns = 0;         ///< all Code bodies together
     std::uint64_t assemble_ns = 0;     ///< all Assemble bodies together
     std::uint64_t resolver_wait_ns = 0;  ///< the resolver's next chunk was not searched yet
+    std::uint64_t ring_full_ns = 0;      ///< the block ring was full (blocks waited in front of it)
     std::uint64_t wall_ns = 0;
     std::uint64_t tracks_searched = 0;   ///< tracks over all chunks
     std::vector<std::uint32_t> chunk_search_us;  ///< per chunk, in order

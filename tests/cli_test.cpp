@@ -533,7 +533,7 @@ TEST_F(Cli, VerboseReportsTheParallelGraph) {
     const Result r = fd({"-v", "-p2", "--chunk", "64K", "-k", "in.txt"});
     EXPECT_STATUS(r, 0);
     for (const char* word : {"parallel graph: 2 threads", "chunks", "blocks", "syncs", "repairs", "search", "resolve",
-                             "code", "assemble"})
+                             "code", "assemble", "resolver waited", "ring full"})
         EXPECT_NE(r.err.find(word), std::string::npos) << "missing '" << word << "' in: " << r.err;
 }
 

@@ -178,7 +178,7 @@ private:
 // The graph's counters of the last file, for -v.
 graph::PipelineStats g_last_stats;
 
-// Appends one JSON line with the parallel graph's counters (see scripts/scaling-model).
+// Appends one JSON line with the parallel graph's counters (see scripts/parallel-table).
 void write_stats(const std::string& path, const std::string& name, int level, const graph::PipelineResult& r) {
     FILE* f = std::fopen(path.c_str(), "a");
     if (!f) {
@@ -200,10 +200,11 @@ void write_stats(const std::string& path, const std::string& name, int level, co
     fmt::print(f,
                "{{\"file\":\"{}\",\"level\":{},\"threads\":{},\"chunk\":{},\"ahead\":{},\"ring\":{},"
                "\"in_bytes\":{},\"out_bytes\":{},\"wall_ns\":{},\"search_ns\":{},\"resolve_ns\":{},"
-               "\"code_ns\":{},\"assemble_ns\":{},\"resolver_wait_ns\":{},\"chunks\":{},\"blocks\":{},"
+               "\"code_ns\":{},\"assemble_ns\":{},\"resolver_wait_ns\":{},\"ring_full_ns\":{},\"chunks\":{},\"blocks\":{},"
                "\"syncs\":{},\"repairs\":{},\"repair_bytes\":{},\"tracks\":{},\"chunk_search_us\":[{}]}}\n",
                quoted, level, s.threads, s.chunk_size, s.ahead, s.ring, r.in_bytes, r.out_bytes, s.wall_ns,
-               s.search_ns, rs.resolve_ns, s.code_ns, s.assemble_ns, s.resolver_wait_ns, rs.chunks, rs.blocks, rs.syncs,
+               s.search_ns, rs.resolve_ns, s.code_ns, s.assemble_ns, s.resolver_wait_ns, s.ring_full_ns, rs.chunks,
+               rs.blocks, rs.syncs,
                rs.repairs, rs.repair_bytes, s.tracks_searched, chunks);
     std::fclose(f);
 }
@@ -249,11 +250,11 @@ void report(const Options& o, const std::string& name, std::uint64_t in, std::ui
                "  chunks {} ({} searched with the history track only, {} tracks in all), blocks {}, syncs {}\n"
                "  repairs {}: {} bytes ({:.3f}% of the input); causes: min match length {}, chunk start {}\n"
                "  time (ms): search {:.1f}, resolve {:.1f}, code {:.1f}, assemble {:.1f}; resolver waited {:.1f};"
-               " wall {:.1f}\n",
+               " ring full {:.1f}; wall {:.1f}\n",
                s.threads, s.chunk_size, s.ahead, s.ring, r.chunks, r.history_only_chunks, s.tracks_searched, r.blocks,
                r.syncs, r.repairs, r.repair_bytes, in ? 100.0 * double(r.repair_bytes) / double(in) : 0.0,
                r.repairs_min_len, r.repairs_phase, ms(s.search_ns), ms(r.resolve_ns), ms(s.code_ns),
-               ms(s.assemble_ns), ms(s.resolver_wait_ns), ms(s.wall_ns));
+               ms(s.assemble_ns), ms(s.resolver_wait_ns), ms(s.ring_full_ns), ms(s.wall_ns));
 }
 
 Status compress_one(const Options& o, const std::string& path) {

@@ -46,7 +46,7 @@ void print_usage(bool to_stderr) {
                "                      for the parallel graph its chunks, blocks, syncs, repairs and\n"
                "                      the time of each node\n"
                "      --stats FILE    write those counters (per file, one JSON object per line) to\n"
-               "                      FILE, for scripts/scaling-model\n"
+               "                      FILE (scripts/parallel-table uses them)\n"
                "      --progress      progress bar on standard error (only when it is a terminal)\n"
                "  -h, --help          print this help\n"
                "  -V, --version       print the version\n"
