@@ -525,6 +525,12 @@ public:
         chunk_missed_ = false;
         while (pos_ < limit) {
             if (!in_block_) begin_block();
+            if constexpr (kFastest) {
+                if (follow_run(limit)) {
+                    if (!blk_.continues(pos_)) end_block(emit);
+                    continue;
+                }
+            }
             const u32 min_len_before = blk_.min_len;
             blk_.before_step(pos_, freqs_.litlen, params_.max_search_depth);
             if (blk_.min_len != min_len_before) note_min_len(blk_.min_len);
@@ -634,6 +640,46 @@ private:
         }
         following_ = nullptr;
         repair_step(some_track_here);
+    }
+
+    // Level 1: many steps of the followed track in one tight loop.  Its steps depend on
+    // nothing the resolver holds, and its block logic only counts positions and matches,
+    // so the loop checks exactly what take_step() and BlockLogic::continues() would check
+    // between two steps; it stops where the newest chunk's tracks may take over.
+    bool follow_run(const u8* limit) {
+        Cursor* c = following_;
+        if (c == nullptr || c->p != pos_ || c->at_end()) return false;
+        const u8* stop = std::min(limit, blk_.max_block_end);
+        if (following_src_ != &sources_.back()) stop = std::min(stop, sources_.back().chunk->job.begin);
+        const u32* items = c->track->items.data();
+        const std::size_t n = c->track->items.size();
+        std::size_t i = c->i;
+        const u8* p = pos_;
+        u32 matches = blk_.num_matches;
+        std::uint64_t steps = 0;
+        while (i < n && p < stop && matches < blk_.seq_limit) {
+            u32 item;
+            do {
+                item = items[i++];
+                const u32 len = item_len(item);
+                if (len == 0) {
+                    b_.literal(*p);
+                    p += 1;
+                } else {
+                    b_.match(len, item_offset(item));
+                    p += len;
+                    ++matches;
+                }
+            } while (!(item & kStepEnd));
+            ++steps;
+        }
+        if (steps == 0) return false;
+        c->i = i;
+        c->p = p;
+        pos_ = p;
+        blk_.num_matches = matches;
+        stats.steps_followed += steps;
+        return true;
     }
 
     void follow(Cursor& c, Source& s) {
