@@ -32,54 +32,18 @@ constexpr u32 kLenShift = 15;
 [[gnu::always_inline]] inline u32 item_offset(u32 item) { return (item & 0x7FFF) + 1; }
 [[gnu::always_inline]] inline u32 item_min_len(u32 item) { return (item >> kMinLenShift) & 0xF; }
 
-// Records a parse as a track: the Trace of the history track, the Out of a fixed one.
-// The buffer is sized up front for the worst case (one item per byte of the track's
-// extent), so recording is a plain store; only written pages become resident.
-struct TrackRecorder : NoTrace {
-    static constexpr bool kSteps = true;
-    ItemBuffer& items;
-    const u8* stop_at;
-    u32* first;
-    u32* next;
-    const u8* end = nullptr;  // position after the last item
-    u32 min_len = 0;
-
-    TrackRecorder(ItemBuffer& it, const u8* begin, const u8* stop) : items(it), stop_at(stop) {
-        items.clear();
-        items.reserve(std::size_t(stop - begin) + 2 * kMaxMatchLen + 64);
-        first = next = items.data();
-        end = begin;
-    }
-    bool stop(const u8* p) const { return p >= stop_at; }
-    [[gnu::always_inline]] void on_step_begin(const u8*, u32 m) {
-        if (next != first) next[-1] |= kStepEnd;
-        min_len = m;
-    }
-    [[gnu::always_inline]] void on_literal(const u8* p) {
-        *next++ = min_len << kMinLenShift;
-        end = p + 1;
-    }
-    [[gnu::always_inline]] void on_match(const u8* p, u32 len, u32 offset) {
-        *next++ = (min_len << kMinLenShift) | (len << kLenShift) | (offset - 1);
-        end = p + len;
-    }
-    [[gnu::always_inline]] void literal(const u8* p) { on_literal(p); }
-    [[gnu::always_inline]] void match(const u8* p, u32 len, u32 offset) { on_match(p, len, offset); }
-    void finish() {
-        if (next != first) next[-1] |= kStepEnd;
-        items.set_size(std::size_t(next - first));
-    }
-};
-
-// Appends items without a capacity check per item: the buffer is sized for one item per
-// input byte of the track's extent up front (pages are touched only as written).
+// Appends items without a capacity check per item: the buffer is sized up front for the
+// worst case, one item per byte of the track's extent (a step that starts before `stop`
+// covers at most 258 + 2 bytes); only the pages written become resident.  A match always
+// ends its step; a literal ends it unless the lazy look-ahead deferred it.
 struct ItemWriter {
     ItemBuffer& items;
+    u32* first;
     u32* next;
-    ItemWriter(ItemBuffer& v, std::size_t max_items) : items(v) {
+    ItemWriter(ItemBuffer& v, const u8* begin, const u8* stop) : items(v) {
         v.clear();
-        v.reserve(max_items);
-        next = v.data();
+        v.reserve(std::size_t(stop - begin) + 2 * kMaxMatchLen + 64);
+        first = next = v.data();
     }
     [[gnu::always_inline]] void literal(u32 min_len, bool step_end) {
         *next++ = (min_len << kMinLenShift) | (step_end ? kStepEnd : 0);
@@ -87,7 +51,42 @@ struct ItemWriter {
     [[gnu::always_inline]] void match(u32 min_len, u32 len, u32 offset) {
         *next++ = kStepEnd | (min_len << kMinLenShift) | (len << kLenShift) | (offset - 1);
     }
-    void finish() { items.set_size(std::size_t(next - items.data())); }
+    /// Ends the step at the last item (a parse that only says where steps begin).
+    void end_step() {
+        if (next != first) next[-1] |= kStepEnd;
+    }
+    void finish() { items.set_size(std::size_t(next - first)); }
+};
+
+// Records a parse as a track: the Trace of the history track, the Out of level 1's.
+struct TrackRecorder : NoTrace {
+    static constexpr bool kSteps = true;
+    ItemWriter out;
+    const u8* stop_at;
+    const u8* end;  // position after the last item
+    u32 min_len = 0;
+
+    TrackRecorder(ItemBuffer& items, const u8* begin, const u8* stop)
+        : out(items, begin, stop), stop_at(stop), end(begin) {}
+    bool stop(const u8* p) const { return p >= stop_at; }
+    [[gnu::always_inline]] void on_step_begin(const u8*, u32 m) {
+        out.end_step();
+        min_len = m;
+    }
+    [[gnu::always_inline]] void on_literal(const u8* p) {
+        out.literal(min_len, false);
+        end = p + 1;
+    }
+    [[gnu::always_inline]] void on_match(const u8* p, u32 len, u32 offset) {
+        out.match(min_len, len, offset);
+        end = p + len;
+    }
+    [[gnu::always_inline]] void literal(const u8* p) { on_literal(p); }
+    [[gnu::always_inline]] void match(const u8* p, u32 len, u32 offset) { on_match(p, len, offset); }
+    void finish() {
+        out.end_step();
+        out.finish();
+    }
 };
 
 std::uint64_t now_ns() {
@@ -154,9 +153,6 @@ struct BlockLogic {
     }
 };
 
-}  // namespace
-
-namespace {
 // Item buffers of finished tracks, for the next ones (a few; the rest are freed).
 class ItemPool {
 public:
@@ -222,7 +218,7 @@ struct ChunkSearcher::Impl {
             lazy2 = std::make_unique<LazyParser<LazyMode::lazy2>>(params);
     }
 
-    std::unique_ptr<HcMatchFinder> hc{new HcMatchFinder};
+    std::unique_ptr<HcMatchFinder> hc;  // search_together()'s, made on first use
 
     template <class Parser>
     void search_together(Parser&, const ChunkJob& job, const TrackPlan& plan, ChunkTracks& out);
@@ -299,12 +295,12 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
         Track& t = out.tracks[i];
         t.begin = job.begin;
         const bool history = plan.history && i == 0;
-        // A step starts before stop and covers at most 258 + 2 bytes.
-        ts.push_back(State{&t, ItemWriter(t.items, std::size_t(job.stop - job.begin) + 2 * kMaxMatchLen), history});
+        ts.push_back(State{&t, ItemWriter(t.items, job.begin, job.stop), history});
         ts.back().next = job.begin;
         if (!history) ts.back().min_len = plan.fixed[i - (plan.history ? 1 : 0)];
     }
 
+    if (!hc) hc.reset(new HcMatchFinder);
     HcMatchFinder& mf = *hc;
     u32 hashes[2];
     mf.prime(job.in_begin, job.begin, job.begin, hashes);
@@ -651,35 +647,12 @@ private:
         if (c == nullptr || c->p != pos_ || c->at_end()) return false;
         const u8* stop = std::min(limit, blk_.max_block_end);
         if (following_src_ != &sources_.back()) stop = std::min(stop, sources_.back().chunk->job.begin);
-        const u32* items = c->track->items.data();
-        const std::size_t n = c->track->items.size();
-        std::size_t i = c->i;
-        const u8* p = pos_;
-        u32 matches = blk_.num_matches;
         std::uint64_t steps = 0;
-        while (i < n && p < stop && matches < blk_.seq_limit) {
-            u32 item;
-            do {
-                item = items[i++];
-                const u32 len = item_len(item);
-                if (len == 0) {
-                    b_.literal(*p);
-                    p += 1;
-                } else {
-                    b_.match(len, item_offset(item));
-                    p += len;
-                    ++matches;
-                }
-            } while (!(item & kStepEnd));
+        while (!c->at_end() && pos_ < stop && blk_.num_matches < blk_.seq_limit) {
+            apply(*c);
             ++steps;
         }
-        if (steps == 0) return false;
-        c->i = i;
-        c->p = p;
-        pos_ = p;
-        blk_.num_matches = matches;
-        stats.steps_followed += steps;
-        return true;
+        return steps != 0;
     }
 
     void follow(Cursor& c, Source& s) {
