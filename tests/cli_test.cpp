@@ -988,7 +988,9 @@ protected:
         const Result r = fd(run);
         EXPECT_STATUS(r, 1);
         EXPECT_FALSE(r.err.empty());
-        if (quiet_stdout) EXPECT_TRUE(r.out.empty());
+        if (quiet_stdout) {
+            EXPECT_TRUE(r.out.empty());
+        }
         EXPECT_LISTING({"a.txt.gz"});
         EXPECT_TRUE(same_bytes(read("a.txt.gz"), bad));
     }
