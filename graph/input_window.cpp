@@ -22,6 +22,16 @@ InputWindow::InputWindow(int fd, std::string name, WindowOptions options)
         start_offset_ = std::uint64_t(std::max<off_t>(pos, 0));
         expected_size_ = std::uint64_t(st.st_size) - std::min<std::uint64_t>(start_offset_, std::uint64_t(st.st_size));
     }
+    reserve();
+}
+
+InputWindow::InputWindow(std::string name, WindowOptions options)
+    : fd_(-1), name_(std::move(name)), options_(options) {
+    page_ = std::size_t(sysconf(_SC_PAGESIZE));
+    reserve();
+}
+
+void InputWindow::reserve() {
     // One spare page past the end: the reader probes there to notice a file that grew.
     std::size_t want = seekable_ ? std::size_t(expected_size_) + 2 * page_ : options_.pipe_reserve;
     want = (want + page_ - 1) / page_ * page_;
@@ -96,6 +106,8 @@ void InputWindow::release_before(const std::uint8_t* p) {
     // Below read_end_ the reader writes nothing, and the compressor is done with it.
     madvise(base_ + from, upto - from, MADV_DONTNEED);
     mprotect(base_ + from, upto - from, PROT_NONE);
+    std::lock_guard lock(mutex_);
+    room_cv_.notify_all();  // a fed window has room again
 }
 
 void InputWindow::commit(std::size_t from, std::size_t to) {
@@ -103,6 +115,54 @@ void InputWindow::commit(std::size_t from, std::size_t to) {
     const std::size_t b = std::min((to + page_ - 1) / page_ * page_, reserved_);
     if (b > a && mprotect(base_ + a, b - a, PROT_READ | PROT_WRITE) != 0)
         throw InputError(name_ + ": cannot commit memory for the input: " + std::strerror(errno));
+}
+
+std::size_t InputWindow::append(const std::uint8_t* p, std::size_t n, std::size_t capacity) {
+    std::size_t end, take;
+    {
+        std::lock_guard lock(mutex_);
+        if (cancelled_) throw InputError(name_ + ": the stream was abandoned");
+        if (eof_) throw InputError(name_ + ": write after the end of the input");
+        end = read_end_;
+        const std::size_t held = read_end_ - released_;
+        take = std::min(n, capacity > held ? capacity - held : 0);
+        take = std::min(take, reserved_ - end);
+        if (take == 0 && n > 0 && end == reserved_)
+            throw InputError(name_ + ": input is larger than the " + std::to_string(reserved_ >> 20) +
+                             " MiB this process could reserve for it");
+    }
+    if (take == 0) return 0;
+    // Only this thread writes at or past read_end_; readers stay below it.
+    if (end + take > committed_) {
+        commit(committed_, end + take);
+        committed_ = std::min((end + take + page_ - 1) / page_ * page_, reserved_);
+    }
+    std::memcpy(base_ + end, p, take);
+    std::lock_guard lock(mutex_);
+    read_end_ = end + take;
+    data_cv_.notify_all();
+    return take;
+}
+
+void InputWindow::wait_for_room(std::size_t capacity) {
+    std::unique_lock lock(mutex_);
+    room_cv_.wait(lock, [&] { return cancelled_ || read_end_ - released_ < capacity; });
+}
+
+void InputWindow::end_input() {
+    std::lock_guard lock(mutex_);
+    eof_ = true;
+    data_cv_.notify_all();
+}
+
+const std::uint8_t* InputWindow::present_end() const {
+    std::lock_guard lock(mutex_);
+    return base_ + read_end_;
+}
+
+bool InputWindow::ended() const {
+    std::lock_guard lock(mutex_);
+    return eof_;
 }
 
 void InputWindow::read_loop() {

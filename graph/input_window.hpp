@@ -28,12 +28,14 @@
 
 #include "core/input_stream.hpp"
 
+#include "flowdeflate/core.hpp"
+
 namespace flowdeflate::graph {
 
 /// An input problem: read error, size change, too large.  The message is for the user.
-class InputError : public std::runtime_error {
+class InputError : public Error {
 public:
-    using std::runtime_error::runtime_error;
+    using Error::Error;
 };
 
 struct WindowOptions {
@@ -47,6 +49,9 @@ class InputWindow final : public core::InputStream {
 public:
     /// @p fd is read from its current position; @p name is used in messages.
     InputWindow(int fd, std::string name, WindowOptions options = {});
+    /// A window with no file: the caller feeds it with append() and end_input() (a
+    /// library stream).  Its range is reserved like a pipe's.
+    InputWindow(std::string name, WindowOptions options);
     ~InputWindow() override;
     InputWindow(const InputWindow&) = delete;
     InputWindow& operator=(const InputWindow&) = delete;
@@ -65,11 +70,23 @@ public:
     /// compressor had seen its end).
     void check() const;
 
+    /// Fed windows: copies what fits of @p n bytes at @p p, keeping what is held (read
+    /// and not released) within @p capacity; returns the bytes taken.
+    std::size_t append(const std::uint8_t* p, std::size_t n, std::size_t capacity);
+    /// Fed windows: waits until append() would take something (or cancel()).
+    void wait_for_room(std::size_t capacity);
+    /// Fed windows: no more input.
+    void end_input();
+    /// Fed windows: the end of what is present, and whether the input has ended.
+    [[nodiscard]] const std::uint8_t* present_end() const;
+    [[nodiscard]] bool ended() const;
+
     [[nodiscard]] bool seekable() const { return seekable_; }
     /// Bytes of the input read so far.
     [[nodiscard]] std::uint64_t bytes_read() const;
 
 private:
+    void reserve();
     void commit(std::size_t from, std::size_t to);
     void fail(std::string message);
 

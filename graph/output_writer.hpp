@@ -17,12 +17,14 @@
 #include <string>
 #include <vector>
 
+#include "flowdeflate/core.hpp"
+
 namespace flowdeflate::graph {
 
 /// A write failed (disk full, broken pipe...).  The message is for the user.
-class OutputError : public std::runtime_error {
+class OutputError : public Error {
 public:
-    using std::runtime_error::runtime_error;
+    using Error::Error;
 };
 
 class OutputWriter {

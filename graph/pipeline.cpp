@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/deflate_compressor.hpp"
+#include "graph/chunk_graph.hpp"
 
 namespace flowdeflate::graph {
 namespace {
@@ -30,6 +31,7 @@ public:
     PortSink(Ports& ports, OutputWriter& writer, const InputWindow& window, const PipelineOptions& options)
         : ports_(ports), writer_(writer), window_(window), options_(options) {}
     void write(Bytes&& segment) override {
+        check_cancelled(options_);
         writer_.reserve();  // the bound on output in flight: waits for the writer
         out_bytes_ += segment.size();
         std::get<0>(ports_).try_put(Segment{next_seq_++, std::make_shared<Bytes>(std::move(segment))});
@@ -50,7 +52,8 @@ private:
 
 PipelineResult compress_fd(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
                            const PipelineOptions& options) {
-    if (!options.sequential && core::level_is_parallel(options.level))
+    options.validate();
+    if (options.parallel())
         return compress_fd_parallel(in_fd, in_name, out_fd, out_name, options);
     return compress_fd_sequential(in_fd, in_name, out_fd, out_name, options);
 }
@@ -90,7 +93,8 @@ PipelineResult compress_fd_sequential(int in_fd, const std::string& in_name, int
         CompressNode compress(g, serial, [&](const InputArriving&, CompressNode::output_ports_type& ports) {
             try {
                 PortSink sink(ports, writer, window, options);
-                result.in_bytes = compressor.compress_stream(window, sink, options.format, options.segment_size);
+                CancellableInput cancellable(window, options);
+                result.in_bytes = compressor.compress_stream(cancellable, sink, options.format, options.segment_size);
             } catch (...) {
                 failure = std::current_exception();
                 window.cancel();

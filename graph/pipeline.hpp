@@ -12,35 +12,20 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 
 #include "core/parallel.hpp"
-#include "flowdeflate/flowdeflate.hpp"
+#include "flowdeflate/options.hpp"
 #include "graph/input_window.hpp"
 #include "graph/output_writer.hpp"
 
 namespace flowdeflate::graph {
 
-struct PipelineOptions {
-    int level = kDefaultLevel;
-    Format format = Format::gzip;
-    /// The streaming graph with one compressor (picture 2).  Levels 0 and 10-12 always
-    /// take it; levels 1-9 otherwise run the parallel graph (parallel_pipeline.hpp).
-    bool sequential = false;
-    int threads = 0;                  ///< worker threads of the parallel graph (0: all cores)
-    std::size_t chunk_size = 1u << 20;  ///< input per Search task (at least 4096)
-    int ahead = 0;                    ///< chunks searched ahead of the resolver (0: threads + 4)
-    int ring = 4096;                  ///< resolved blocks waiting to be coded and assembled
-    core::TrackMode tracks = core::TrackMode::automatic;         ///< which tracks a search parses
-    int search_concurrency = 0;       ///< Search node concurrency (0: threads)
-    int code_concurrency = 0;         ///< Code node concurrency (0: threads)
+/// The library's options, and what only the graph's own callers tune.
+struct PipelineOptions : Options {
     WindowOptions window{};
     std::size_t segment_size = 1u << 20;   ///< output segment size
     std::size_t max_pending_segments = 4;  ///< segments that may wait for the writer
-    /// Called on the compressing thread after each output segment with the input bytes
-    /// read so far and the output bytes produced so far (for progress displays).
-    std::function<void(std::uint64_t in, std::uint64_t out)> progress;
 };
 
 /// What a run did, for -v and for the scaling model.

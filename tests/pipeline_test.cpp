@@ -36,13 +36,8 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        char tmpl[] = "/tmp/flowdeflate-pipeline-XXXXXX";
-        path = mkdtemp(tmpl);
-    }
-    ~TempDir() { std::filesystem::remove_all(path); }
+struct TempDir : testing::TempDir {
+    TempDir() : testing::TempDir("pipeline") {}
 };
 
 void write_file(const std::filesystem::path& p, const Bytes& data) {

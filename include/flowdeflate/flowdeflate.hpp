@@ -1,72 +1,15 @@
-// flowdeflate - public API.
+// flowdeflate/flowdeflate.hpp - the whole public API.
 //
-// flowdeflate writes, byte for byte, the DEFLATE / zlib / gzip streams that libdeflate
-// (1.19 and newer) writes at the same compression level.  This header is the whole public
-// surface of the compressor core; everything else lives in src/ and graph/.
+//   core.hpp      formats, levels, flowdeflate::Error, the one-thread Compressor, versions
+//   options.hpp   flowdeflate::Options (level, format, threads or arena, chunk, windows...)
+//   compress.hpp  one-shot, file and streaming compression; decompression
+//   flow.hpp      flowdeflate::flow::compress_node, for an application's own flow graph
+//
+// The algorithm and every decision in it are libdeflate's (Eric Biggers, MIT licence);
+// the output is libdeflate's, byte for byte.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <memory>
-#include <span>
-#include <stdexcept>
-#include <vector>
-
-namespace flowdeflate {
-
-/// Container around the DEFLATE stream.
-enum class Format {
-    deflate,  ///< raw DEFLATE (RFC 1951)
-    zlib,     ///< zlib wrapper (RFC 1950), Adler-32 trailer
-    gzip,     ///< gzip wrapper (RFC 1952) exactly as libdeflate writes it
-};
-
-inline constexpr int kMinLevel = 0;
-inline constexpr int kMaxLevel = 12;
-inline constexpr int kDefaultLevel = 6;
-
-/// Thrown for invalid arguments (for example a level outside 0..12).
-class Error : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
-namespace core { class DeflateCompressor; }
-
-/// A reusable one-shot compressor for one level.  It owns all scratch memory (allocated
-/// once, in the constructor), so repeated calls allocate nothing per block.  Not
-/// thread-safe: use one object per thread.
-class Compressor {
-public:
-    explicit Compressor(int level);
-    ~Compressor();
-    Compressor(Compressor&&) noexcept;
-    Compressor& operator=(Compressor&&) noexcept;
-    Compressor(const Compressor&) = delete;
-    Compressor& operator=(const Compressor&) = delete;
-
-    [[nodiscard]] int level() const noexcept;
-
-    /// Worst-case compressed size of @p in_size bytes in @p format (same bound as
-    /// libdeflate's *_compress_bound()).
-    [[nodiscard]] static std::size_t bound(std::size_t in_size, Format format) noexcept;
-
-    /// Compresses @p in into @p out.  Returns the number of bytes written, or 0 when the
-    /// output does not fit in @p out (as libdeflate does).
-    std::size_t compress(std::span<const std::uint8_t> in, std::span<std::uint8_t> out,
-                         Format format = Format::gzip);
-
-    /// Compresses @p in into a new vector sized exactly to the output.
-    [[nodiscard]] std::vector<std::uint8_t> compress(std::span<const std::uint8_t> in,
-                                                     Format format = Format::gzip);
-
-private:
-    std::unique_ptr<core::DeflateCompressor> impl_;
-};
-
-/// The libdeflate version whose output this library reproduces.
-inline constexpr const char* kReferenceVersion = "1.19+ (tested against 1.23)";
-/// This library's version.
-inline constexpr const char* kVersion = "0.1.0";
-
-}  // namespace flowdeflate
+#include "flowdeflate/compress.hpp"
+#include "flowdeflate/core.hpp"
+#include "flowdeflate/flow.hpp"
+#include "flowdeflate/options.hpp"

@@ -9,7 +9,6 @@
 // is renamed over the final name only when complete (and removed on any error or on
 // SIGINT/SIGTERM/SIGHUP); the input is deleted only after that, and never with -k/-c.
 #include <fcntl.h>
-#include <libdeflate.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -22,12 +21,15 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <fmt/core.h>
 
 #include "cli/options.hpp"
+#include "api/file_output.hpp"
+#include "flowdeflate/compress.hpp"
 #include "graph/fd_io.hpp"
 #include "graph/pipeline.hpp"
 
@@ -65,64 +67,49 @@ void install_signal_handlers() {
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, remove_temp_and_die);
 }
 
+// The library's FileOutput, with its temporary name published to the signal handler.
 class TempOutput {
 public:
-    /// Creates a temporary file beside @p final_path.  Empty result: error printed.
-    static bool create(const std::string& final_path, TempOutput& out) {
-        const std::size_t slash = final_path.rfind('/');
-        const std::string dir = slash == std::string::npos ? "" : final_path.substr(0, slash + 1);
-        const std::string base = slash == std::string::npos ? final_path : final_path.substr(slash + 1);
-        const std::string tmpl = dir + "." + base + ".flowdeflate-XXXXXX";
-        if (tmpl.size() >= sizeof(g_temp_path)) {
+    /// Creates a temporary file beside @p final_path.  False: error printed.
+    bool create(const std::string& final_path) {
+        try {
+            file_ = std::make_unique<api::FileOutput>(final_path, 0600);
+        } catch (const Error& e) {
+            error(e.what());
+            return false;
+        }
+        const std::string& temp = file_->temp_path();
+        if (temp.size() >= sizeof(g_temp_path)) {
+            file_.reset();
             error(final_path + ": name too long");
             return false;
         }
-        std::memcpy(g_temp_path, tmpl.c_str(), tmpl.size() + 1);
-        const int fd = ::mkostemp(g_temp_path, O_CLOEXEC);
-        if (fd < 0) {
-            error(final_path + ": " + errno_text());
-            return false;
-        }
+        std::memcpy(g_temp_path, temp.c_str(), temp.size() + 1);
         g_temp_active = 1;
-        out.fd_ = fd;
-        out.final_ = final_path;
-        out.temp_ = g_temp_path;
         return true;
     }
-    int fd() const { return fd_; }
+    int fd() const { return file_->fd(); }
 
     /// Gives the output @p st's mode, owner and times, and renames it into place.
     bool commit(const struct stat& st) {
-        const struct timespec times[2] = {st.st_atim, st.st_mtim};
-        (void)::fchown(fd_, st.st_uid, st.st_gid);
-        (void)::fchmod(fd_, st.st_mode & 07777);
-        (void)::futimens(fd_, times);
-        if (::close(fd_) != 0) {
-            fd_ = -1;
-            error(final_ + ": " + errno_text());
-            return false;
-        }
-        fd_ = -1;
-        if (::rename(temp_.c_str(), final_.c_str()) != 0) {
-            error(final_ + ": " + errno_text());
+        file_->copy_attributes(st);
+        try {
+            file_->commit();
+        } catch (const Error& e) {
+            error(e.what());
             return false;
         }
         g_temp_active = 0;
-        temp_.clear();
         return true;
     }
 
     ~TempOutput() {
-        if (fd_ >= 0) ::close(fd_);
-        if (!temp_.empty()) {
-            ::unlink(temp_.c_str());
-            g_temp_active = 0;
-        }
+        g_temp_active = 0;  // before the file goes: the handler must not unlink a reused name
+        file_.reset();
     }
 
 private:
-    int fd_ = -1;
-    std::string final_, temp_;
+    std::unique_ptr<api::FileOutput> file_;
 };
 
 bool has_suffix(const std::string& path, const std::string& suffix) {
@@ -144,7 +131,7 @@ double peak_rss_mib() {
 
 class Progress {
 public:
-    Progress(const Options& o, std::uint64_t total) : enabled_(o.progress && ::isatty(STDERR_FILENO)), total_(total) {}
+    Progress(const Options& o, std::uint64_t total) : enabled_(o.progress_bar && ::isatty(STDERR_FILENO)), total_(total) {}
     void update(std::uint64_t in, std::uint64_t out) {
         if (!enabled_) return;
         const auto now = std::chrono::steady_clock::now();
@@ -212,15 +199,7 @@ void write_stats(const std::string& path, const std::string& name, int level, co
 Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
                    std::uint64_t size_hint, std::uint64_t& in_bytes, std::uint64_t& out_bytes) {
     graph::PipelineOptions po;
-    po.level = o.level;
-    po.sequential = o.sequential;
-    po.threads = o.threads;
-    po.chunk_size = o.chunk;
-    po.ahead = o.ahead;
-    po.ring = o.ring;
-    po.tracks = o.tracks == 1 ? core::TrackMode::history : o.tracks == 2 ? core::TrackMode::all : core::TrackMode::automatic;
-    po.search_concurrency = o.search_concurrency;
-    po.code_concurrency = o.code_concurrency;
+    static_cast<flowdeflate::Options&>(po) = o;
     Progress progress(o, size_hint);
     po.progress = [&](std::uint64_t in, std::uint64_t out) { progress.update(in, out); };
     try {
@@ -297,7 +276,7 @@ Status compress_one(const Options& o, const std::string& path) {
     const std::string out_path = path + o.suffix;
     if (!o.force && exists(out_path)) return error(out_path + " already exists; use -f to overwrite");
     TempOutput out;
-    if (!TempOutput::create(out_path, out)) return kError;
+    if (!out.create(out_path)) return kError;
     if (const Status s = compress_fd(o, in_fd, path, out.fd(), out_path, std::uint64_t(st.st_size), in_bytes, out_bytes);
         s != kOk)
         return s;
@@ -312,47 +291,25 @@ Status compress_one(const Options& o, const std::string& path) {
 using graph::read_all;
 using graph::write_all;
 
-/// Decompresses every gzip member of @p in, writing the output to @p out_fd (or only
-/// checking it when out_fd < 0).  A member's size is taken from its trailer only as a
-/// first guess: over 4 GiB ISIZE wraps, so the buffer grows until the member fits.
-Status decompress_members(const std::uint8_t* in, std::size_t n, const std::string& name, int out_fd,
-                          const std::string& out_name, std::uint64_t& out_total) {
-    if (n < 18) return error(name + ": not in gzip format (too short)");
-    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
-    if (!d) return error("out of memory");
-    struct Free {
-        libdeflate_decompressor* d;
-        ~Free() { libdeflate_free_decompressor(d); }
-    } free_d{d};
-    std::vector<std::uint8_t> out;
-    std::size_t pos = 0;
-    out_total = 0;
-    while (pos < n) {
-        const std::uint8_t* tail = in + n - 4;
-        std::size_t guess = std::size_t(tail[0]) | std::size_t(tail[1]) << 8 | std::size_t(tail[2]) << 16 |
-                            std::size_t(tail[3]) << 24;
-        // DEFLATE expands at most 1032:1, so a larger ISIZE is damage, not a size hint.
-        const std::size_t most = (n - pos) * 1032 + 1024;
-        if (guess > most) guess = (n - pos) * 4;
-        guess = std::max<std::size_t>({guess, std::min((n - pos) * 4, most), 1 << 16});
-        if (out.size() < guess) out.resize(guess);
-        for (;;) {
-            std::size_t used_in = 0, produced = 0;
-            const libdeflate_result r =
-                libdeflate_gzip_decompress_ex(d, in + pos, n - pos, out.data(), out.size(), &used_in, &produced);
-            if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
-                if (out.size() > (std::size_t(1) << 62)) return error(name + ": member too large");
-                out.resize(out.size() * 2);
-                continue;
-            }
-            if (r != LIBDEFLATE_SUCCESS)
-                return error(name + (pos == 0 ? ": not in gzip format, or corrupt or truncated"
-                                              : ": corrupt or truncated data after member end"));
-            if (out_fd >= 0 && !write_all(out_fd, out.data(), produced)) return error(out_name + ": " + errno_text());
-            out_total += produced;
-            pos += used_in;
-            break;
-        }
+/// Decompresses @p in (every member, for gzip) into @p out_fd, or only checks it when
+/// out_fd < 0.
+Status decompress_members(const Options& o, const std::uint8_t* in, std::size_t n, const std::string& name,
+                          int out_fd, const std::string& out_name, std::uint64_t& out_total) {
+    struct WriteError : Error {
+        using Error::Error;
+    };
+    try {
+        out_total = decompress({in, n},
+                               [&](std::span<const std::uint8_t> b) {
+                                   if (out_fd >= 0 && !write_all(out_fd, b.data(), b.size()))
+                                       throw WriteError(out_name + ": " + errno_text());
+                               },
+                               o.format)
+                        .out_bytes;
+    } catch (const WriteError& e) {
+        return error(e.what());
+    } catch (const Error& e) {
+        return error(name + ": " + e.what());
     }
     return kOk;
 }
@@ -417,13 +374,13 @@ Status decompress_one(const Options& o, std::string path) {
     }
 
     std::uint64_t produced = 0;
-    if (o.test) return decompress_members(data, size, path, -1, "", produced);
-    if (to_stdout || out_path.empty()) return decompress_members(data, size, path, STDOUT_FILENO, "(stdout)", produced);
+    if (o.test) return decompress_members(o, data, size, path, -1, "", produced);
+    if (to_stdout || out_path.empty()) return decompress_members(o, data, size, path, STDOUT_FILENO, "(stdout)", produced);
 
     if (!o.force && exists(out_path)) return error(out_path + " already exists; use -f to overwrite");
     TempOutput out;
-    if (!TempOutput::create(out_path, out)) return kError;
-    if (const Status s = decompress_members(data, size, path, out.fd(), out_path, produced); s != kOk) return s;
+    if (!out.create(out_path)) return kError;
+    if (const Status s = decompress_members(o, data, size, path, out.fd(), out_path, produced); s != kOk) return s;
     if (!out.commit(st)) return kError;
     if (!o.keep && ::unlink(path.c_str()) != 0) return error(path + ": " + errno_text());
     if (o.verbose)

@@ -8,7 +8,7 @@
 
 #include <fmt/core.h>
 
-#include "flowdeflate/flowdeflate.hpp"
+#include "flowdeflate/core.hpp"
 
 namespace flowdeflate::cli {
 
@@ -16,8 +16,9 @@ void print_usage(bool to_stderr) {
     FILE* fp = to_stderr ? stderr : stdout;
     fmt::print(fp,
                "Usage: flowdeflate [OPTION]... [FILE]...\n"
-               "Compress or decompress FILEs in the gzip format.  Compressed output is byte for byte\n"
-               "what libdeflate's gzip (1.19 and newer) writes at the same level.\n"
+               "Compress or decompress FILEs in the gzip format (or zlib or raw DEFLATE).  Compressed\n"
+               "output is byte for byte what libdeflate's gzip (1.19 and newer) writes at the same\n"
+               "level (for zlib and DEFLATE: libdeflate_zlib_compress / libdeflate_deflate_compress).\n"
                "With no FILE, or when FILE is -, read standard input and write standard output.\n"
                "\n"
                "  -1 .. -12           compression level (default 6); -0 stores without compressing;\n"
@@ -31,7 +32,9 @@ void print_usage(bool to_stderr) {
                "  -k, --keep          keep (do not delete) input files\n"
                "  -n, --no-name       accepted for compatibility: no name or time is ever stored\n"
                "  -q, --quiet         suppress warnings (a skipped file then exits 0)\n"
-               "  -S, --suffix SUF    use suffix SUF instead of .gz\n"
+               "  -S, --suffix SUF    use suffix SUF instead of .gz (.zz for zlib, .deflate for DEFLATE)\n"
+               "      --format F      gzip (default), zlib or deflate (raw DEFLATE), for compressing\n"
+               "                      and decompressing\n"
                "  -p, --threads N     worker threads for levels 1-9 (default: all cores); levels 0\n"
                "                      and 10-12 always run on one core\n"
                "      --sequential    one compressor between reader and writer (the reference path)\n"
@@ -100,6 +103,7 @@ bool parse_int(std::string_view s, int& out) {
 ParseResult parse_options(int argc, char** argv) {
     Options o;
     bool options_done = false;
+    bool suffix_given = false;
     auto fail = [](const std::string& m) { return ParseResult{std::nullopt, usage_error(m)}; };
     auto set_level = [&](std::string_view digits) -> bool {
         int level;
@@ -140,7 +144,7 @@ ParseResult parse_options(int argc, char** argv) {
             else if (name == "no-name") {}
             else if (name == "quiet") o.quiet = true;
             else if (name == "verbose") o.verbose = true;
-            else if (name == "progress") o.progress = true;
+            else if (name == "progress") o.progress_bar = true;
             else if (name == "sequential") o.sequential = true;
             else if (name == "help") {
                 print_usage(false);
@@ -154,12 +158,20 @@ ParseResult parse_options(int argc, char** argv) {
             } else if (name == "suffix") {
                 if (!take_value()) return fail("option --suffix needs a value");
                 o.suffix = std::string(value);
+                suffix_given = true;
             } else if (name == "threads") {
                 if (!take_value() || !parse_int(value, o.threads) || o.threads < 1)
-                    return fail("invalid thread count: \"" + std::string(value) + "\"");
+                    return fail("invalid thread count: \"" + std::string(value) + "\" (1..4096)");
             } else if (name == "chunk") {
-                if (!take_value() || !parse_size(value, o.chunk) || o.chunk < 4096)
-                    return fail("invalid chunk size (at least 4096 bytes): \"" + std::string(value) + "\"");
+                if (!take_value() || !parse_size(value, o.chunk_size) || o.chunk_size < 4096)
+                    return fail("invalid chunk size (4096 bytes .. 1 GiB; K and M suffixes): \"" +
+                                std::string(value) + "\"");
+            } else if (name == "format") {
+                if (!take_value()) return fail("option --format needs a value");
+                if (value == "gzip") o.format = Format::gzip;
+                else if (value == "zlib") o.format = Format::zlib;
+                else if (value == "deflate" || value == "raw") o.format = Format::deflate;
+                else return fail("invalid value for --format (gzip, zlib or deflate): \"" + std::string(value) + "\"");
             } else if (name == "ahead" || name == "ring" || name == "search-concurrency" ||
                        name == "code-concurrency") {
                 int& target = name == "ahead" ? o.ahead
@@ -173,9 +185,9 @@ ParseResult parse_options(int argc, char** argv) {
                 o.stats_file = std::string(value);
             } else if (name == "tracks") {
                 if (!take_value()) return fail("option --tracks needs a value");
-                if (value == "auto") o.tracks = 0;
-                else if (value == "history") o.tracks = 1;
-                else if (value == "all") o.tracks = 2;
+                if (value == "auto") o.tracks = Tracks::automatic;
+                else if (value == "history") o.tracks = Tracks::history;
+                else if (value == "all") o.tracks = Tracks::all;
                 else return fail("invalid value for --tracks (auto, history or all): \"" + std::string(value) + "\"");
             } else {
                 return fail("unrecognized option '" + std::string(a) + "'");
@@ -222,6 +234,7 @@ ParseResult parse_options(int argc, char** argv) {
                     std::string v;
                     if (!rest_or_next(v)) return fail("option -S needs a value");
                     o.suffix = v;
+                    suffix_given = true;
                     break;
                 }
                 case 'L':
@@ -239,9 +252,15 @@ ParseResult parse_options(int argc, char** argv) {
             }
         }
     }
-    if (o.suffix.empty()) {
+    if (suffix_given && o.suffix.empty()) {
         fmt::print(stderr, "flowdeflate: invalid suffix\n");
         return {std::nullopt, 1};
+    }
+    if (!suffix_given) o.suffix = o.format == Format::zlib ? ".zz" : o.format == Format::deflate ? ".deflate" : ".gz";
+    try {
+        o.validate();
+    } catch (const Error& e) {
+        return fail(e.what());
     }
     if (o.test) o.decompress = true;
     if (o.files.empty()) o.files.emplace_back("-");

@@ -6,10 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "flowdeflate/options.hpp"
+
 namespace flowdeflate::cli {
 
-struct Options {
-    int level = 6;
+/// The library's options (level, format, threads, chunk, windows...) and the command
+/// line's own.
+struct Options : flowdeflate::Options {
     bool to_stdout = false;
     bool decompress = false;
     bool test = false;
@@ -17,17 +20,9 @@ struct Options {
     bool keep = false;
     bool quiet = false;
     bool verbose = false;
-    bool progress = false;
+    bool progress_bar = false;  ///< --progress
     std::string stats_file;  ///< --stats FILE: the parallel graph's counters as JSON
-    bool sequential = false;
-    int threads = 0;  ///< 0: all cores
-    std::size_t chunk = 1u << 20;  ///< --chunk: input per search task
-    int ahead = 0;                 ///< --ahead: 0 = threads + 4
-    int ring = 4096;               ///< --ring
-    int tracks = 0;                ///< --tracks: 0 auto, 1 history, 2 all
-    int search_concurrency = 0;    ///< --search-concurrency (0: threads)
-    int code_concurrency = 0;      ///< --code-concurrency (0: threads)
-    std::string suffix = ".gz";
+    std::string suffix;      ///< -S (default: .gz, .zz or .deflate by format)
     std::vector<std::string> files;  ///< "-" is standard input
 };
 

@@ -1,6 +1,6 @@
 // compressor.cpp - the public flowdeflate::Compressor over the core.
 #include "core/deflate_compressor.hpp"
-#include "flowdeflate/flowdeflate.hpp"
+#include "flowdeflate/core.hpp"
 
 namespace flowdeflate {
 
@@ -34,5 +34,8 @@ std::vector<std::uint8_t> Compressor::compress(std::span<const std::uint8_t> in,
     out.resize(compress(in, out, format));
     return out;
 }
+
+const char* version() noexcept { return kVersion; }
+const char* reference_version() noexcept { return kReferenceVersion; }
 
 }  // namespace flowdeflate

@@ -14,7 +14,7 @@
 #include "core/parser_fastest.hpp"
 #include "core/parser_lazy.hpp"
 #include "core/parser_near_optimal.hpp"
-#include "flowdeflate/flowdeflate.hpp"
+#include "flowdeflate/core.hpp"
 
 namespace flowdeflate::core {
 

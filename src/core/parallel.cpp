@@ -197,6 +197,26 @@ std::size_t chunk_lookahead(std::size_t chunk_size) {
     return chunk_overlap(chunk_size) + 2 * kMaxMatchLen + kStreamLookahead;
 }
 
+Chunker::Chunker(const u8* in_begin, std::size_t chunk_size)
+    : chunk_size_(chunk_size), lookahead_(chunk_lookahead(chunk_size)) {
+    if (chunk_size < kMinChunkSize) throw Error("chunk size must be at least 4096 bytes");
+    next_.in_begin = in_begin;
+    next_.end = in_begin;
+}
+
+ChunkJob Chunker::next(const u8* data_end, bool eof) {
+    ChunkJob job = next_;
+    job.begin = next_.end;
+    job.data_end = data_end;
+    job.eof = eof;
+    job.end = std::min(job.begin + chunk_size_, data_end);
+    job.stop = std::min(job.end + chunk_overlap(chunk_size_), data_end);
+    done_ = eof && job.end == data_end;
+    next_.index = job.index + 1;
+    next_.end = job.end;
+    return job;
+}
+
 // ---- Search -------------------------------------------------------------------------
 
 struct ChunkSearcher::Impl {
@@ -887,27 +907,17 @@ std::vector<u8> compress_chunked(std::span<const u8> in, int level, Format forma
     Resolver resolver(level, options.tracks, options.workers);
     BlockEncoder encoder;
     CodedBlock coded;
-    const u8* const begin = in.data();
-    const u8* const end = begin + in.size();
-    const std::size_t lookahead = chunk_lookahead(options.chunk_size);
-    ChunkJob job;
-    job.in_begin = begin;
-    job.end = begin;
+    const u8* const end = in.data() + in.size();
+    Chunker chunker(in.data(), options.chunk_size);
     do {
         // What a reader would know when it hands the chunk out.
-        job.begin = job.end;
-        job.data_end = std::size_t(end - job.begin) > options.chunk_size + lookahead
-                           ? job.begin + options.chunk_size + lookahead
-                           : end;
-        job.eof = job.data_end == end;
-        job.end = job.begin + std::min<std::size_t>(options.chunk_size, std::size_t(end - job.begin));
-        job.stop = std::min(job.end + chunk_overlap(options.chunk_size), end);
+        const bool eof = std::size_t(end - chunker.position()) <= chunker.need_bytes();
+        const ChunkJob job = chunker.next(eof ? end : chunker.need(), eof);
         resolver.resolve(searcher.search(job, resolver.plan()), [&](std::unique_ptr<ResolvedBlock> block) {
             encoder.encode(*block, coded);
             assembler.append(coded);
         });
-        job.index++;
-    } while (job.end != end);
+    } while (!chunker.done());
     assembler.finish();
     if (stats) *stats = resolver.stats();
     return std::move(sink.bytes);

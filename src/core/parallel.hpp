@@ -37,7 +37,7 @@
 #include "core/block_coder.hpp"
 #include "core/segmented_output.hpp"
 #include "core/sequence.hpp"
-#include "flowdeflate/flowdeflate.hpp"
+#include "flowdeflate/core.hpp"
 
 namespace flowdeflate::core {
 
@@ -47,13 +47,8 @@ inline constexpr std::size_t kMinChunkSize = 4096;
 /// Can @p level be compressed by the parallel pieces (1-9)?
 [[nodiscard]] inline bool level_is_parallel(int level) { return level >= 1 && level <= 9; }
 
-/// Which tracks a chunk's search parses.
-enum class TrackMode {
-    automatic,  ///< after a min-length miss, fixed tracks for the recent min_lens (until 8 chunks
-                ///< resolve without a miss), while the resolver is the bottleneck; else history only
-    history,    ///< the history track only
-    all,        ///< the history track and a fixed track for every min_len seen so far
-};
+/// Which tracks a chunk's search parses (the public flowdeflate::Tracks).
+using TrackMode = ::flowdeflate::Tracks;
 
 struct TrackPlan {
     bool history = true;
@@ -77,6 +72,31 @@ struct ChunkJob {
 std::size_t chunk_lookahead(std::size_t chunk_size);
 /// How far a chunk's tracks run past its end, so that they meet the next chunk's tracks.
 std::size_t chunk_overlap(std::size_t chunk_size);
+
+/// Cuts the input into chunk jobs as it arrives: the one place that decides a job's
+/// fields, for every way input comes in (a reader thread, a caller's writes, a buffer).
+class Chunker {
+public:
+    Chunker(const u8* in_begin, std::size_t chunk_size);
+    /// Where the next job begins.
+    [[nodiscard]] const u8* position() const { return next_.end; }
+    /// Bytes past position() that the next job needs present, unless the input ends first.
+    [[nodiscard]] std::size_t need_bytes() const { return chunk_size_ + lookahead_; }
+    [[nodiscard]] const u8* need() const { return next_.end + need_bytes(); }
+    /// The next job, with the input present up to @p data_end (at least need(), unless
+    /// @p eof: then data_end is the end of the input).
+    ChunkJob next(const u8* data_end, bool eof);
+    /// The last job (the one that reaches the end of the input) was made.
+    [[nodiscard]] bool done() const { return done_; }
+    /// The index the next job gets.
+    [[nodiscard]] std::size_t index() const { return next_.index; }
+
+private:
+    ChunkJob next_;
+    std::size_t chunk_size_;
+    std::size_t lookahead_;
+    bool done_ = false;
+};
 
 /// A growable array of track items whose new room is left uninitialised, so that only
 /// the pages actually written become resident (a track may need one item per byte, and

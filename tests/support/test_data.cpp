@@ -2,6 +2,8 @@
 // picker.  See test_data.hpp.
 #include "support/test_data.hpp"
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -667,6 +669,17 @@ Bytes read_file(const fs::path& path, std::size_t max_bytes) {
         }
     }
     return out;
+}
+
+TempDir::TempDir(const char* tag) {
+    std::string tmpl = std::string("/tmp/flowdeflate-") + tag + "-XXXXXX";
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path = tmpl;
+}
+
+TempDir::~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
 }
 
 }  // namespace flowdeflate::testing

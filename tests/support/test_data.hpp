@@ -99,4 +99,13 @@ std::vector<std::filesystem::path> real_files(std::size_t max_files, std::size_t
 Bytes read_file(const std::filesystem::path& path,
                 std::size_t max_bytes = std::numeric_limits<std::size_t>::max());
 
+/// A fresh directory under /tmp, removed with everything in it when this goes.
+struct TempDir {
+    std::filesystem::path path;
+    explicit TempDir(const char* tag = "test");
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+};
+
 }  // namespace flowdeflate::testing

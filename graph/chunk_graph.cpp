@@ -1,0 +1,244 @@
+// chunk_graph.cpp - see chunk_graph.hpp.  The nodes are wired in ChunkGraph's constructor.
+#include "graph/chunk_graph.hpp"
+
+#include <tbb/info.h>
+
+#include <chrono>
+
+namespace flowdeflate::graph {
+
+namespace {
+
+using TracksMsg = std::shared_ptr<const core::ChunkTracks>;
+using BlockMsg = std::shared_ptr<const core::ResolvedBlock>;
+using CodedMsg = std::shared_ptr<const core::CodedBlock>;
+
+std::uint64_t now_ns() {
+    return std::uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count());
+}
+
+}  // namespace
+
+void Failure::fail(std::exception_ptr e) {
+    {
+        std::lock_guard lock(mutex_);
+        if (first_) return;
+        first_ = e;
+        failed_ = true;
+    }
+    if (on_fail_) on_fail_();
+}
+
+void Failure::rethrow() const {
+    std::lock_guard lock(mutex_);
+    if (first_) std::rethrow_exception(first_);
+}
+
+void check_cancelled(const PipelineOptions& options) {
+    if (options.stop.stop_requested() || (options.context && options.context->is_group_execution_cancelled()))
+        throw Cancelled("compression was cancelled");
+}
+
+std::size_t ParallelShape::slack() const {
+    return (std::size_t(ahead) + 3) * chunk_size + core::kSoftMaxBlockLength + core::kMinBlockLength +
+           core::chunk_lookahead(chunk_size);
+}
+
+ParallelShape parallel_shape(const PipelineOptions& options, int arena_threads) {
+    options.validate();
+    if (!core::level_is_parallel(options.level)) throw Error("the parallel graph covers levels 1-9");
+    ParallelShape s;
+    s.threads = arena_threads > 0 ? arena_threads : options.threads > 0 ? options.threads : tbb::info::default_concurrency();
+    s.chunk_size = options.chunk_size;
+    s.ahead = options.ahead > 0 ? options.ahead : s.threads + 4;
+    s.ring = options.ring;
+    s.search_concurrency = options.search_concurrency > 0 ? options.search_concurrency : s.threads;
+    s.code_concurrency = options.code_concurrency > 0 ? options.code_concurrency : s.threads;
+    return s;
+}
+
+struct ChunkGraph::Nodes {
+    using ResolveNode = tbb::flow::multifunction_node<TracksMsg, std::tuple<BlockMsg, tbb::flow::continue_msg>>;
+    using AssembleNode = tbb::flow::multifunction_node<CodedMsg, std::tuple<tbb::flow::continue_msg>>;
+
+    const PipelineOptions& options;
+    ParallelShape shape;
+    Failure& failure;
+    Hooks hooks;
+    core::StreamAssembler assembler;
+    core::Resolver resolver;
+    tbb::enumerable_thread_specific<std::unique_ptr<core::ChunkSearcher>> searchers;
+    tbb::enumerable_thread_specific<std::unique_ptr<core::BlockEncoder>> encoders;
+    std::mutex plan_mutex;
+    core::TrackPlan plan;
+    const std::uint8_t* in_begin = nullptr;  // from the first job
+    std::atomic<bool> finished{false};
+
+    // Counters.  The serial nodes' own fields need no atomics.
+    std::atomic<std::uint64_t> search_ns{0}, code_ns{0}, tracks_searched{0};
+    std::atomic<std::size_t> blocks_out{0};  // between Resolve and Assemble
+    std::atomic<std::uint64_t> ring_full_since{0}, ring_full_ns{0};
+    std::uint64_t assemble_ns = 0, resolver_wait_ns = 0, last_resolved_ns = 0;
+    std::vector<std::uint32_t> chunk_search_us;
+
+    tbb::flow::queue_node<core::ChunkJob> chunk_queue;
+    tbb::flow::limiter_node<core::ChunkJob> search_window;
+    tbb::flow::function_node<core::ChunkJob, TracksMsg> search;
+    tbb::flow::sequencer_node<TracksMsg> chunk_order;
+    ResolveNode resolve;
+    tbb::flow::queue_node<BlockMsg> block_queue;
+    tbb::flow::limiter_node<BlockMsg> block_ring;
+    tbb::flow::function_node<BlockMsg, CodedMsg> code;
+    tbb::flow::sequencer_node<CodedMsg> block_order;
+    AssembleNode assemble;
+
+    Nodes(tbb::flow::graph& g, const PipelineOptions& o, const ParallelShape& s, core::SegmentedOutput& out,
+          Failure& f, Hooks h)
+        : options(o),
+          shape(s),
+          failure(f),
+          hooks(std::move(h)),
+          assembler(out, o.format, o.level),
+          resolver(o.level, o.tracks, s.search_concurrency),
+          plan(resolver.plan()),
+          chunk_queue(g),
+          search_window(g, std::size_t(s.ahead)),
+          search(g, std::size_t(s.search_concurrency), [this](const core::ChunkJob& job) { return search_body(job); }),
+          chunk_order(g, [](const TracksMsg& t) { return t->job.index; }),
+          resolve(g, tbb::flow::serial,
+                  [this](const TracksMsg& t, ResolveNode::output_ports_type& ports) { resolve_body(t, ports); }),
+          block_queue(g),
+          block_ring(g, std::size_t(s.ring)),
+          code(g, std::size_t(s.code_concurrency), [this](const BlockMsg& b) { return code_body(b); }),
+          block_order(g, [](const CodedMsg& c) { return c->index; }),
+          assemble(g, tbb::flow::serial,
+                   [this](const CodedMsg& c, AssembleNode::output_ports_type& ports) { assemble_body(c, ports); }) {
+        using tbb::flow::make_edge;
+        using tbb::flow::output_port;
+        make_edge(chunk_queue, search_window);
+        make_edge(search_window, search);
+        make_edge(search, chunk_order);
+        make_edge(chunk_order, resolve);
+        make_edge(output_port<1>(resolve), search_window.decrementer());
+        make_edge(output_port<0>(resolve), block_queue);
+        make_edge(block_queue, block_ring);
+        make_edge(block_ring, code);
+        make_edge(code, block_order);
+        make_edge(block_order, assemble);
+        make_edge(output_port<0>(assemble), block_ring.decrementer());
+    }
+
+    // Search: the tracks of one chunk, on any worker.  After a failure, messages still
+    // flow (empty), so that the limiters and sequencers drain.
+    TracksMsg search_body(const core::ChunkJob& job) {
+        if (!failure.failed()) {
+            try {
+                check_cancelled(options);
+                auto& searcher = searchers.local();
+                if (!searcher) searcher = std::make_unique<core::ChunkSearcher>(options.level);
+                core::TrackPlan p;
+                {
+                    std::lock_guard lock(plan_mutex);
+                    p = plan;
+                }
+                auto tracks = searcher->search(job, p);
+                search_ns += tracks->search_ns;
+                tracks_searched += tracks->tracks.size();
+                return TracksMsg(std::move(tracks));
+            } catch (...) {
+                failure.fail(std::current_exception());
+            }
+        }
+        return std::make_shared<core::ChunkTracks>(core::ChunkTracks{job, {}, 0});
+    }
+
+    // Resolve: serial, in chunk order; frees a place in the search window per chunk.
+    void resolve_body(const TracksMsg& tracks, ResolveNode::output_ports_type& ports) {
+        const std::uint64_t t0 = now_ns();
+        if (last_resolved_ns != 0) resolver_wait_ns += t0 - last_resolved_ns;
+        chunk_search_us.push_back(std::uint32_t(tracks->search_ns / 1000));
+        if (!failure.failed()) {
+            try {
+                if (!in_begin) in_begin = tracks->job.in_begin;
+                resolver.resolve(tracks, [&](std::unique_ptr<core::ResolvedBlock> block) {
+                    if (++blocks_out == std::size_t(shape.ring)) ring_full_since = now_ns();
+                    std::get<0>(ports).try_put(BlockMsg(std::move(block)));
+                });
+                std::lock_guard lock(plan_mutex);
+                plan = resolver.plan();
+            } catch (...) {
+                failure.fail(std::current_exception());
+            }
+        }
+        std::get<1>(ports).try_put(tbb::flow::continue_msg());
+        if (hooks.resolved) hooks.resolved();
+        last_resolved_ns = now_ns();
+    }
+
+    // Code: Huffman codes and bits of a block, on any worker.
+    CodedMsg code_body(const BlockMsg& block) {
+        auto coded = std::make_shared<core::CodedBlock>();
+        coded->index = block->index;
+        if (failure.failed()) return coded;
+        const std::uint64_t t0 = now_ns();
+        auto& encoder = encoders.local();
+        if (!encoder) encoder = std::make_unique<core::BlockEncoder>();
+        encoder->encode(*block, *coded);
+        code_ns += now_ns() - t0;
+        return coded;
+    }
+
+    // Assemble: serial, in block order; frees the block's place in the ring.
+    void assemble_body(const CodedMsg& coded, AssembleNode::output_ports_type& ports) {
+        if (!failure.failed()) {
+            const std::uint64_t t0 = now_ns();
+            try {
+                assembler.append(*coded);
+                if (coded->is_final) {
+                    assembler.finish();
+                    finished = true;
+                }
+                if (hooks.assembled)
+                    hooks.assembled(std::size_t(coded->data.data() + coded->data.size() - in_begin));
+            } catch (...) {
+                failure.fail(std::current_exception());
+            }
+            assemble_ns += now_ns() - t0;
+        }
+        if (blocks_out-- == std::size_t(shape.ring)) ring_full_ns += now_ns() - ring_full_since;
+        std::get<0>(ports).try_put(tbb::flow::continue_msg());
+    }
+};
+
+ChunkGraph::ChunkGraph(tbb::flow::graph& g, const PipelineOptions& options, const ParallelShape& shape,
+                       core::SegmentedOutput& out, Failure& failure, Hooks hooks)
+    : nodes_(std::make_unique<Nodes>(g, options, shape, out, failure, std::move(hooks))) {}
+
+ChunkGraph::~ChunkGraph() = default;
+
+tbb::flow::receiver<core::ChunkJob>& ChunkGraph::input() { return nodes_->chunk_queue; }
+
+std::uint64_t ChunkGraph::in_bytes() const { return nodes_->assembler.in_bytes(); }
+
+bool ChunkGraph::finished() const { return nodes_->finished; }
+
+void ChunkGraph::collect(PipelineStats& stats) const {
+    const Nodes& n = *nodes_;
+    stats.parallel = true;
+    stats.threads = n.shape.threads;
+    stats.chunk_size = n.shape.chunk_size;
+    stats.ahead = n.shape.ahead;
+    stats.ring = n.shape.ring;
+    stats.resolver = n.resolver.stats();
+    stats.search_ns = n.search_ns;
+    stats.code_ns = n.code_ns;
+    stats.assemble_ns = n.assemble_ns;
+    stats.resolver_wait_ns = n.resolver_wait_ns;
+    stats.ring_full_ns = n.ring_full_ns;
+    stats.tracks_searched = n.tracks_searched;
+    stats.chunk_search_us = n.chunk_search_us;
+}
+
+}  // namespace flowdeflate::graph

@@ -1,0 +1,99 @@
+// flowdeflate/compress.hpp - compression and decompression calls for applications.
+//
+// Every call writes exactly what libdeflate writes at the same level and format, whatever
+// the threads, chunk size, windows or write sizes.  Errors are exceptions derived from
+// flowdeflate::Error (core.hpp); a cancelled call throws flowdeflate::Cancelled.  There is
+// no global state: independent calls may run concurrently from any threads.
+//
+// Threads: with Options::arena set, a call runs its graph on that arena and creates no
+// thread; otherwise it makes an arena of Options::threads.  Sinks are called in order, one
+// call at a time, from whichever thread assembles the stream (a worker of the arena, or
+// the calling thread); a sink may throw, which fails the call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "flowdeflate/options.hpp"
+
+namespace flowdeflate {
+
+using Bytes = std::vector<std::uint8_t>;
+/// Receives output in order; the span is valid only during the call.
+using Sink = std::function<void(std::span<const std::uint8_t>)>;
+
+/// A Sink that copies into an output iterator (for example std::back_inserter(v)).
+template <class OutputIt>
+Sink iterator_sink(OutputIt it) {
+    return [it](std::span<const std::uint8_t> bytes) mutable { it = std::copy(bytes.begin(), bytes.end(), it); };
+}
+
+/// What a call did.
+struct Result {
+    std::uint64_t in_bytes = 0;
+    std::uint64_t out_bytes = 0;
+};
+
+// ---- one-shot compression ---------------------------------------------------------------
+
+/// Compresses @p in and returns the whole output.
+[[nodiscard]] Bytes compress(std::span<const std::uint8_t> in, const Options& options = {});
+/// Compresses @p in and appends the output to @p out (a growing buffer).
+Result compress(std::span<const std::uint8_t> in, Bytes& out, const Options& options = {});
+/// Compresses @p in into @p out; returns the size written, or 0 when it does not fit (as
+/// libdeflate's *_compress() do).  Compressor::bound() gives a size that always fits.
+std::size_t compress(std::span<const std::uint8_t> in, std::span<std::uint8_t> out, const Options& options = {});
+/// Compresses @p in and hands the output to @p sink in segments of about 1 MiB.
+Result compress(std::span<const std::uint8_t> in, const Sink& sink, const Options& options = {});
+
+/// Compresses the file @p in into the file @p out (replaced if it exists).  The output is
+/// written to a temporary file beside it and renamed only when complete: after an error
+/// or a cancellation there is no partial output, and @p in is never modified.  Memory is
+/// bounded by the window, not by the file.
+Result compress_file(const std::filesystem::path& in, const std::filesystem::path& out, const Options& options = {});
+
+// ---- streaming ----------------------------------------------------------------------------
+
+/// Compresses input given piece by piece.  write() any number of times, then finish().
+/// The output is byte-identical to compress() of the concatenated input, whatever the
+/// write sizes; memory is bounded by the window (a few chunks), not by the input.
+/// write() may wait until the graph has room, and may call the sink before returning.
+/// Not thread-safe: one writer at a time.  Destroying an unfinished stream abandons it.
+class StreamCompressor {
+public:
+    StreamCompressor(const Options& options, Sink sink);
+    ~StreamCompressor();
+    StreamCompressor(const StreamCompressor&) = delete;
+    StreamCompressor& operator=(const StreamCompressor&) = delete;
+
+    void write(std::span<const std::uint8_t> data);
+    /// Ends the input and delivers the rest of the output; returns the totals.
+    Result finish();
+    /// Input written and output delivered so far.
+    [[nodiscard]] std::uint64_t in_bytes() const noexcept;
+    [[nodiscard]] std::uint64_t out_bytes() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// ---- decompression (libdeflate's decompressor) ------------------------------------------
+
+/// Decompresses @p in (every member, for gzip) and hands the output to @p sink.  Throws
+/// flowdeflate::Error for corrupt, truncated or non-matching data.  A gzip member's ISIZE
+/// is only a first guess at its size (it wraps above 4 GiB).
+Result decompress(std::span<const std::uint8_t> in, const Sink& sink, Format format = Format::gzip);
+[[nodiscard]] Bytes decompress(std::span<const std::uint8_t> in, Format format = Format::gzip);
+/// Decompresses the file @p in into the file @p out (replaced if it exists), through a
+/// temporary file as compress_file() does.  Holds the compressed file and one member's
+/// output in memory, as libdeflate's gzip does.
+Result decompress_file(const std::filesystem::path& in, const std::filesystem::path& out, Format format = Format::gzip);
+
+}  // namespace flowdeflate

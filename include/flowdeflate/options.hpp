@@ -1,0 +1,62 @@
+// flowdeflate/options.hpp - what a compression call may be told.
+//
+// One value type for every call (one-shot, file, stream, graph node) and for the command
+// line.  The defaults are the tuned ones (docs/DESIGN.md says why each is what it is).
+// validate() rejects what cannot work, with a message that says what is allowed; every
+// call validates before it starts.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <stop_token>
+
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+
+#include "flowdeflate/core.hpp"
+
+namespace flowdeflate {
+
+struct Options {
+    /// 0 (stored) .. 12; 6 is libdeflate's default.
+    int level = kDefaultLevel;
+    Format format = Format::gzip;
+
+    /// Levels 0 and 10-12 always run one compressor; levels 1-9 run the parallel graph
+    /// unless this is set.  The output is the same either way.
+    bool sequential = false;
+    /// Worker threads when no arena is given (0: all cores).  More than the cores is allowed.
+    int threads = 0;
+    /// Run on the caller's arena: the call then creates no threads of its own (the
+    /// command line's file path uses two I/O threads; library calls given an arena read
+    /// and write on the calling thread and the arena's workers).  Not owned.
+    tbb::task_arena* arena = nullptr;
+
+    /// Input per Search task, at least 4096 bytes.
+    std::size_t chunk_size = std::size_t(1) << 20;
+    /// Chunks searched ahead of the resolver (0: threads + 4).
+    int ahead = 0;
+    /// Resolved blocks waiting for Code and Assemble.
+    int ring = 4096;
+    Tracks tracks = Tracks::automatic;
+    /// Search and Code node concurrency (0: threads).
+    int search_concurrency = 0;
+    int code_concurrency = 0;
+
+    /// Cancellation: either stops the call, which then throws flowdeflate::Cancelled and
+    /// leaves nothing half-written behind (file calls remove their temporary output).
+    std::stop_token stop;
+    tbb::task_group_context* context = nullptr;
+
+    /// Called in order, on one thread at a time, with the input bytes consumed and the
+    /// output bytes produced so far (after each output segment of about 1 MiB).
+    std::function<void(std::uint64_t in, std::uint64_t out)> progress;
+
+    /// Throws flowdeflate::Error naming the first invalid field and what is allowed.
+    void validate() const;
+    /// True when the call will run the parallel graph (levels 1-9, not sequential).
+    [[nodiscard]] bool parallel() const noexcept { return !sequential && level >= 1 && level <= 9; }
+};
+
+}  // namespace flowdeflate

@@ -1,0 +1,375 @@
+// compress.cpp - the library's compression calls (include/flowdeflate/compress.hpp) over
+// the core (sequential levels) and the graph's ChunkGraph (parallel levels).
+//
+// Three ways in, one graph:
+//   - a buffer: every chunk job is known at once; they all go into the graph, which the
+//     limiters keep within the search window and the ring;
+//   - a stream object: write() copies into a fed reservation window and puts in the jobs
+//     whose bytes (and look-ahead) are present; when the window is full, the caller's
+//     thread waits for the graph inside the arena (helping it) until the graph is idle,
+//     which frees everything but the last block's history.  No thread is created and no
+//     worker ever blocks, whatever the arena's concurrency;
+//   - a file: the command line's graph (I/O threads), or, given an arena, a stream object
+//     fed by the calling thread.
+// Sequential levels (0, 10-12, or Options::sequential) run the core: on the calling
+// thread for a buffer, and as one arena task that waits for write() for a stream.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tbb/flow_graph.h>
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <optional>
+
+#include "graph/arena.hpp"
+#include "api/file_output.hpp"
+#include "core/deflate_compressor.hpp"
+#include "flowdeflate/compress.hpp"
+#include "graph/chunk_graph.hpp"
+#include "graph/fd_io.hpp"
+#include "graph/pipeline.hpp"
+
+namespace flowdeflate {
+namespace {
+
+using core::u8;
+
+graph::PipelineOptions pipeline_options(const Options& o) {
+    o.validate();
+    graph::PipelineOptions p;
+    static_cast<Options&>(p) = o;
+    return p;
+}
+
+// The output side of every call: a user Sink behind the core's SegmentSink, with the
+// progress callback and cancellation checked once per segment.
+class UserSink final : public core::SegmentSink {
+public:
+    UserSink(const Sink& sink, const Options& options, std::function<std::uint64_t()> in_bytes)
+        : sink_(sink), options_(options), in_bytes_(std::move(in_bytes)) {}
+    void write(std::vector<u8>&& segment) override {
+        graph::check_cancelled(static_cast<const graph::PipelineOptions&>(options_));
+        sink_(segment);
+        out_bytes_ += segment.size();
+        if (options_.progress) options_.progress(in_bytes_(), out_bytes_);
+        spare_ = std::move(segment);
+    }
+    std::vector<u8> buffer(std::size_t size) override {
+        std::vector<u8> b = std::move(spare_);
+        b.resize(size);
+        return b;
+    }
+    [[nodiscard]] std::uint64_t out_bytes() const { return out_bytes_.load(std::memory_order_relaxed); }
+
+private:
+    const Sink& sink_;
+    const Options& options_;
+    std::function<std::uint64_t()> in_bytes_;
+    std::atomic<std::uint64_t> out_bytes_{0};
+    std::vector<u8> spare_;
+};
+
+// A whole buffer seen as a stream (the sequential core's streaming entry).
+class MemoryInput final : public core::InputStream {
+public:
+    explicit MemoryInput(std::span<const u8> in) : in_(in) {}
+    const u8* begin() const override { return in_.data(); }
+    const u8* ensure(const u8* need) override {
+        const std::size_t want = std::size_t(std::max<std::ptrdiff_t>(need - in_.data(), 0));
+        furthest_ = std::max(furthest_.load(), std::min(want, in_.size()));
+        return in_.data() + in_.size();
+    }
+    void release_before(const u8*) override {}
+    [[nodiscard]] std::uint64_t consumed() const { return furthest_; }
+
+private:
+    std::span<const u8> in_;
+    std::atomic<std::size_t> furthest_{0};
+};
+
+// Thrown by a sink that has no room; compress(in, span out) turns it into 0.
+struct NoRoom {};
+
+}  // namespace
+
+// ---- one-shot ------------------------------------------------------------------------------
+
+Result compress(std::span<const std::uint8_t> in, const Sink& sink, const Options& options) {
+    const graph::PipelineOptions po = pipeline_options(options);
+    graph::check_cancelled(po);
+    Result result;
+    if (!po.parallel()) {
+        MemoryInput input(in);
+        UserSink user(sink, po, [&] { return input.consumed(); });
+        core::DeflateCompressor compressor(po.level);
+        graph::CancellableInput cancellable(input, po);
+        result.in_bytes = compressor.compress_stream(cancellable, user, po.format);
+        result.out_bytes = user.out_bytes();
+        return result;
+    }
+    graph::ArenaUse arena(po);
+    const graph::ParallelShape shape = graph::parallel_shape(po, arena.threads());
+    graph::Failure failure;
+    std::unique_ptr<graph::ChunkGraph> chunks;
+    UserSink user(sink, po, [&] { return chunks->in_bytes(); });
+    core::SegmentedOutput output(user, po.segment_size);
+    arena.get().execute([&] {
+        tbb::flow::graph g;
+        chunks = std::make_unique<graph::ChunkGraph>(g, po, shape, output, failure, graph::ChunkGraph::Hooks{});
+        core::Chunker chunker(in.data(), shape.chunk_size);
+        const u8* const end = in.data() + in.size();
+        do {
+            const bool eof = std::size_t(end - chunker.position()) <= chunker.need_bytes();
+            chunks->input().try_put(chunker.next(eof ? end : chunker.need(), eof));
+        } while (!chunker.done());
+        g.wait_for_all();
+        result.in_bytes = chunks->in_bytes();
+        chunks.reset();
+    });
+    failure.rethrow();
+    result.out_bytes = user.out_bytes();
+    return result;
+}
+
+Result compress(std::span<const std::uint8_t> in, Bytes& out, const Options& options) {
+    return compress(in, Sink([&out](std::span<const std::uint8_t> b) { out.insert(out.end(), b.begin(), b.end()); }),
+                    options);
+}
+
+Bytes compress(std::span<const std::uint8_t> in, const Options& options) {
+    Bytes out;
+    compress(in, out, options);
+    return out;
+}
+
+std::size_t compress(std::span<const std::uint8_t> in, std::span<std::uint8_t> out, const Options& options) {
+    std::size_t used = 0;
+    try {
+        compress(in,
+                 Sink([&](std::span<const std::uint8_t> b) {
+                     if (b.size() > out.size() - used) throw NoRoom{};
+                     std::memcpy(out.data() + used, b.data(), b.size());
+                     used += b.size();
+                 }),
+                 options);
+    } catch (const NoRoom&) {
+        return 0;
+    }
+    return used;
+}
+
+// ---- streaming -----------------------------------------------------------------------------
+
+struct StreamCompressor::Impl {
+    graph::PipelineOptions po;
+    Sink sink;
+    graph::ArenaUse arena;
+    graph::InputWindow window;
+    std::unique_ptr<UserSink> user;
+    std::uint64_t written = 0;
+    bool finished = false;
+    std::size_t capacity = 0;  // input the window may hold
+
+    // Parallel levels: the graph lives as long as the stream.
+    std::optional<graph::ParallelShape> shape;
+    std::unique_ptr<core::SegmentedOutput> output;
+    std::unique_ptr<graph::Failure> failure;
+    std::unique_ptr<tbb::flow::graph> g;
+    std::unique_ptr<graph::ChunkGraph> chunks;
+    std::unique_ptr<core::Chunker> chunker;
+
+    // Sequential levels: one arena task runs the core over the window.
+    std::mutex mutex;
+    std::condition_variable done_cv;
+    bool task_done = false;
+    std::exception_ptr task_error;
+    std::unique_ptr<core::DeflateCompressor> compressor;
+
+    Impl(const Options& options, Sink s)
+        : po(pipeline_options(options)), sink(std::move(s)), arena(po), window("(stream)", po.window) {
+        if (po.parallel()) {
+            shape = graph::parallel_shape(po, arena.threads());
+            capacity = shape->slack() + core::kWindowSize + po.window.release_step;
+            failure = std::make_unique<graph::Failure>();
+            user = std::make_unique<UserSink>(sink, po, [this] { return chunks->in_bytes(); });
+            output = std::make_unique<core::SegmentedOutput>(*user, po.segment_size);
+            chunker = std::make_unique<core::Chunker>(window.begin(), shape->chunk_size);
+            arena.get().execute([&] {
+                g = std::make_unique<tbb::flow::graph>();
+                chunks = std::make_unique<graph::ChunkGraph>(
+                    *g, po, *shape, *output, *failure,
+                    graph::ChunkGraph::Hooks{{}, [this](std::size_t done) {
+                                                 if (done > core::kWindowSize)
+                                                     window.release_before(window.begin() + (done - core::kWindowSize));
+                                             }});
+            });
+        } else {
+            capacity = core::kWindowSize + core::kStreamLookahead + core::kSoftMaxBlockLength +
+                       po.window.release_step + po.window.ahead;
+            user = std::make_unique<UserSink>(sink, po, [this] { return window.bytes_read(); });
+            compressor = std::make_unique<core::DeflateCompressor>(po.level);
+            // enqueue(): runs even on an arena whose only slot the caller holds.
+            arena.get().enqueue([this] {
+                std::exception_ptr error;
+                try {
+                    graph::CancellableInput cancellable(window, po);
+                    compressor->compress_stream(cancellable, *user, po.format, po.segment_size);
+                } catch (...) {
+                    error = std::current_exception();
+                    window.cancel();  // wakes a write() waiting for room
+                }
+                std::lock_guard lock(mutex);
+                task_error = error;
+                task_done = true;
+                done_cv.notify_all();
+            });
+        }
+    }
+
+    ~Impl() {
+        if (chunks) {
+            // Let the graph run dry; an abandoned stream fails it first, so that it drains fast.
+            if (!finished) failure->fail(std::make_exception_ptr(Cancelled("the stream was abandoned")));
+            arena.get().execute([&] {
+                g->wait_for_all();
+                chunks.reset();
+                g.reset();
+            });
+        } else if (compressor) {
+            window.cancel();
+            wait_task();
+        }
+    }
+
+    void wait_task() {
+        std::unique_lock lock(mutex);
+        done_cv.wait(lock, [&] { return task_done; });
+    }
+
+    // Puts in every job whose input is present (parallel).
+    void submit() {
+        const u8* present = window.present_end();
+        const bool ended = window.ended();
+        while (!chunker->done()) {
+            const std::size_t have = std::size_t(present - chunker->position());
+            const bool eof = ended && have <= chunker->need_bytes();
+            if (!eof && have < chunker->need_bytes()) break;
+            const core::ChunkJob job = chunker->next(eof ? present : chunker->need(), eof);
+            arena.get().execute([&] { chunks->input().try_put(job); });
+        }
+    }
+
+    // Helps the graph until it is idle (parallel).
+    void drain() {
+        arena.get().execute([&] { g->wait_for_all(); });
+        failure->rethrow();
+    }
+
+    void check_task() {
+        std::lock_guard lock(mutex);
+        if (task_error) std::rethrow_exception(task_error);
+    }
+
+    void write(std::span<const u8> data) {
+        if (finished) throw Error("StreamCompressor: write() after finish()");
+        graph::check_cancelled(po);
+        bool drained = false;  // the graph went idle since the window last took bytes
+        while (!data.empty()) {
+            std::size_t n = 0;
+            try {
+                n = window.append(data.data(), data.size(), capacity);
+            } catch (...) {
+                if (!chunks) check_task();  // the compressor's own error first
+                throw;
+            }
+            data = data.subspan(n);
+            written += n;
+            if (chunks) {
+                submit();
+                if (n == 0) {
+                    if (drained) throw Error("StreamCompressor: the input window did not drain (a bug)");
+                    drain();
+                }
+                drained = n == 0;
+            } else if (n == 0) {
+                window.wait_for_room(capacity);
+                check_task();
+            }
+        }
+        if (chunks)
+            failure->rethrow();
+        else
+            check_task();
+    }
+
+    Result finish() {
+        if (finished) throw Error("StreamCompressor: finish() called twice");
+        finished = true;
+        window.end_input();
+        Result r;
+        if (chunks) {
+            submit();
+            drain();
+            r.in_bytes = chunks->in_bytes();
+            if (!chunks->finished()) throw Error("StreamCompressor: the stream did not finish (a bug)");
+        } else {
+            wait_task();
+            check_task();
+            r.in_bytes = written;
+        }
+        r.out_bytes = user->out_bytes();
+        return r;
+    }
+};
+
+StreamCompressor::StreamCompressor(const Options& options, Sink sink)
+    : impl_(std::make_unique<Impl>(options, std::move(sink))) {}
+StreamCompressor::~StreamCompressor() = default;
+
+void StreamCompressor::write(std::span<const std::uint8_t> data) { impl_->write(data); }
+Result StreamCompressor::finish() { return impl_->finish(); }
+std::uint64_t StreamCompressor::in_bytes() const noexcept { return impl_->written; }
+std::uint64_t StreamCompressor::out_bytes() const noexcept { return impl_->user->out_bytes(); }
+
+// ---- files ---------------------------------------------------------------------------------
+
+Result compress_file(const std::filesystem::path& in, const std::filesystem::path& out, const Options& options) {
+    const graph::PipelineOptions po = pipeline_options(options);
+    graph::check_cancelled(po);
+    api::Fd in_fd(::open(in.c_str(), O_RDONLY | O_CLOEXEC));
+    if (in_fd.get() < 0) throw Error(in.string() + ": " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(in_fd.get(), &st) != 0) throw Error(in.string() + ": " + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) throw Error(in.string() + ": is a directory");
+    api::FileOutput output(out, st.st_mode & 07777);
+    Result result;
+    if (!po.arena) {
+        const graph::PipelineResult r = graph::compress_fd(in_fd.get(), in.string(), output.fd(), out.string(), po);
+        result = {r.in_bytes, r.out_bytes};
+    } else {
+        // No threads of our own: this thread reads, the arena compresses and writes.
+        StreamCompressor stream(po, [&](std::span<const std::uint8_t> b) {
+            if (!graph::write_all(output.fd(), b.data(), b.size()))
+                throw Error(out.string() + ": " + std::strerror(errno));
+        });
+        std::vector<u8> buf(1u << 20);
+        for (;;) {
+            const ssize_t n = ::read(in_fd.get(), buf.data(), buf.size());
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) throw Error(in.string() + ": read error: " + std::strerror(errno));
+            if (n == 0) break;
+            stream.write({buf.data(), std::size_t(n)});
+        }
+        result = stream.finish();
+    }
+    output.commit();
+    return result;
+}
+
+}  // namespace flowdeflate

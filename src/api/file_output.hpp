@@ -1,0 +1,91 @@
+// file_output.hpp - an output file that appears only when complete: written to a
+// temporary file beside its final name and renamed over it by commit().  Until then (an
+// error, a cancellation, an exception) the destructor removes the temporary file, so no
+// partial output is ever left under the final name.  Shared by the library's file calls
+// and the command line.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include "flowdeflate/core.hpp"
+
+namespace flowdeflate::api {
+
+/// Owns a file descriptor.
+class Fd {
+public:
+    explicit Fd(int fd = -1) : fd_(fd) {}
+    ~Fd() { reset(); }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    [[nodiscard]] int get() const { return fd_; }
+    void reset(int fd = -1) {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = fd;
+    }
+    int release() {
+        const int fd = fd_;
+        fd_ = -1;
+        return fd;
+    }
+
+private:
+    int fd_;
+};
+
+class FileOutput {
+public:
+    /// Creates the temporary file beside @p final_path with permissions @p mode.
+    /// Throws flowdeflate::Error naming @p final_path.
+    FileOutput(const std::filesystem::path& final_path, mode_t mode) : final_(final_path) {
+        std::string name = ".";
+        name += final_.filename().string();
+        name += ".flowdeflate-XXXXXX";
+        std::string tmpl = (final_.parent_path() / name).string();
+        const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+        if (fd < 0) throw Error(final_.string() + ": " + std::strerror(errno));
+        fd_.reset(fd);
+        temp_ = tmpl;
+        (void)::fchmod(fd, mode & 07777);
+    }
+    ~FileOutput() {
+        fd_.reset();
+        if (!temp_.empty()) ::unlink(temp_.c_str());
+    }
+    FileOutput(const FileOutput&) = delete;
+    FileOutput& operator=(const FileOutput&) = delete;
+
+    [[nodiscard]] int fd() const { return fd_.get(); }
+    /// The temporary name ("" once committed).
+    [[nodiscard]] const std::string& temp_path() const { return temp_; }
+
+    /// Gives the output @p st's owner, mode and times, when given.
+    void copy_attributes(const struct stat& st) {
+        const struct timespec times[2] = {st.st_atim, st.st_mtim};
+        (void)::fchown(fd_.get(), st.st_uid, st.st_gid);
+        (void)::fchmod(fd_.get(), st.st_mode & 07777);
+        (void)::futimens(fd_.get(), times);
+    }
+
+    /// Closes the file and renames it into place.  Throws flowdeflate::Error.
+    void commit() {
+        if (::close(fd_.release()) != 0) throw Error(final_.string() + ": " + std::strerror(errno));
+        if (::rename(temp_.c_str(), final_.c_str()) != 0) throw Error(final_.string() + ": " + std::strerror(errno));
+        temp_.clear();
+    }
+
+private:
+    std::filesystem::path final_;
+    std::string temp_;
+    Fd fd_;
+};
+
+}  // namespace flowdeflate::api
