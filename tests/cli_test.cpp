@@ -38,6 +38,7 @@
 #include <system_error>
 #include <vector>
 
+#include "support/reference.hpp"
 #include "support/test_data.hpp"
 
 namespace {
@@ -526,6 +527,42 @@ TEST_F(Cli, ParallelOptionsRejectBadValues) {
         EXPECT_NE(r.err.find("invalid"), std::string::npos) << r.err;
     }
     EXPECT_LISTING({"in.txt"});
+}
+
+// --format zlib / deflate: libdeflate_zlib_compress / libdeflate_deflate_compress's bytes
+// (the reference program writes gzip only, so the in-process reference library judges),
+// with their own default suffixes, and -d reads them back.
+TEST_F(Cli, FormatOptionWritesZlibAndRawDeflate) {
+    using flowdeflate::Format;
+    const std::string data = text(400'000, 21);
+    write("in.txt", data);
+    const std::vector<std::uint8_t> bytes(data.begin(), data.end());
+    auto& reference = flowdeflate::testing::Reference::get();
+    for (const auto& [format, suffix] : {std::pair{Format::zlib, ".zz"}, std::pair{Format::deflate, ".deflate"}}) {
+        const char* name = format == Format::zlib ? "zlib" : "deflate";
+        for (const int level : {1, 6, 12}) {
+            for (const char* threads : {"-p1", "-p3"}) {
+                const Result r = fd({"--format", name, level_option(level), threads, "-c", "in.txt"});
+                EXPECT_STATUS(r, 0);
+                EXPECT_TRUE(same_bytes(r.out, to_string(reference.compress(bytes, level, format))))
+                    << name << " level " << level << " " << threads;
+            }
+        }
+        EXPECT_STATUS(fd({std::string("--format=") + name, "-k", "in.txt"}), 0);
+        ASSERT_TRUE(exists(std::string("in.txt") + suffix)) << name;
+        EXPECT_EQ(read(std::string("in.txt") + suffix), to_string(reference.compress(bytes, 6, format)));
+        const Result back = fd({"-d", "--format", name, "-c", std::string("in.txt") + suffix});
+        EXPECT_STATUS(back, 0);
+        EXPECT_TRUE(same_bytes(back.out, data)) << name;
+        // gzip data is not zlib data: a clear error, not garbage.
+        EXPECT_STATUS(fd({"-k", "-f", "in.txt"}), 0);
+        const Result wrong = fd({"-d", "--format", name, "-c", "in.txt.gz"});
+        EXPECT_STATUS(wrong, 1) << name;
+        EXPECT_FALSE(wrong.err.empty());
+    }
+    const Result bad = fd({"--format", "lz4", "in.txt"});
+    EXPECT_STATUS(bad, 1);
+    EXPECT_NE(bad.err.find("gzip, zlib or deflate"), std::string::npos) << bad.err;
 }
 
 TEST_F(Cli, VerboseReportsTheParallelGraph) {
