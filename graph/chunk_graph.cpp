@@ -144,6 +144,7 @@ struct ChunkGraph::Nodes {
                     p = plan;
                 }
                 auto tracks = searcher->search(job, p);
+                if (options.probe) ++options.probe->chunks_searched;
                 search_ns += tracks->search_ns;
                 tracks_searched += tracks->tracks.size();
                 return TracksMsg(std::move(tracks));
@@ -173,6 +174,7 @@ struct ChunkGraph::Nodes {
             }
         }
         std::get<1>(ports).try_put(tbb::flow::continue_msg());
+        if (options.probe) ++options.probe->chunks_resolved;
         if (hooks.resolved) hooks.resolved();
         last_resolved_ns = now_ns();
     }
@@ -187,6 +189,7 @@ struct ChunkGraph::Nodes {
         if (!encoder) encoder = std::make_unique<core::BlockEncoder>();
         encoder->encode(*block, *coded);
         code_ns += now_ns() - t0;
+        if (options.probe) ++options.probe->blocks_coded;
         return coded;
     }
 
@@ -208,6 +211,7 @@ struct ChunkGraph::Nodes {
             assemble_ns += now_ns() - t0;
         }
         if (blocks_out-- == std::size_t(shape.ring)) ring_full_ns += now_ns() - ring_full_since;
+        if (options.probe) ++options.probe->blocks_assembled;
         std::get<0>(ports).try_put(tbb::flow::continue_msg());
     }
 };

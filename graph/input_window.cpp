@@ -17,7 +17,9 @@ InputWindow::InputWindow(int fd, std::string name, WindowOptions options)
     page_ = std::size_t(sysconf(_SC_PAGESIZE));
     struct stat st {};
     if (fstat(fd_, &st) != 0) throw InputError(name_ + ": " + std::strerror(errno));
-    if (S_ISREG(st.st_mode)) {
+    // A regular file of size 0 may still have contents (/proc, /sys, some FUSE files
+    // report 0): it is read like a pipe, to its end.
+    if (S_ISREG(st.st_mode) && st.st_size > 0) {
         const off_t pos = lseek(fd_, 0, SEEK_CUR);
         seekable_ = pos >= 0;
         start_offset_ = std::uint64_t(std::max<off_t>(pos, 0));

@@ -19,7 +19,6 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 #include "core/parallel.hpp"
 #include "graph/arena.hpp"
@@ -44,6 +43,7 @@ public:
         : writer_(writer), window_(window), options_(options) {}
     void write(Bytes&& segment) override {
         check_cancelled(options_);
+        if (options_.probe) ++options_.probe->segments_out;
         writer_.reserve();  // bounds the output waiting for the writer
         out_bytes_ += segment.size();
         writer_.push(std::move(segment), [] {});
@@ -127,7 +127,10 @@ PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int o
     PipelineResult result;
     std::unique_ptr<ChunkGraph> chunks;
 
-    std::thread reader_thread, chunker_thread, writer_thread;
+    // The I/O threads start before the graph: a failure to make one is a clean error.
+    IoThread writer_thread, reader_thread, chunker_thread;
+    writer_thread.start("writer", [&] { writer.cancel(); writer.close(); }, [&writer] { writer.write_loop(); });
+    reader_thread.start("reader", [&] { window.cancel(); }, [&window] { window.read_loop(); });
     arena.get().execute([&] {
         tbb::flow::graph g;
         chunks = std::make_unique<ChunkGraph>(
@@ -144,33 +147,37 @@ PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int o
         using ReadNode = async_node<continue_msg, core::ChunkJob>;
         ReadNode read(g, serial, [&](const continue_msg&, ReadNode::gateway_type& gateway) {
             gateway.reserve_wait();
-            reader_thread = std::thread([&window] { window.read_loop(); });
-            chunker_thread = std::thread([&, &gateway = gateway] {
+            try {
+                chunker_thread.start("chunker", [&] { gate.cancel(); }, [&, &gateway = gateway] {
                 try {
                     core::Chunker chunker(window.begin(), shape.chunk_size);
                     while (!chunker.done() && gate.wait_for(chunker.index())) {
                         check_cancelled(options);
                         const std::uint8_t* data_end = window.ensure(chunker.need());
                         gateway.try_put(chunker.next(data_end, data_end < chunker.need()));
+                        if (options.probe) ++options.probe->chunks_in;
                     }
                 } catch (...) {
                     fail(std::current_exception());
                 }
                 gateway.release_wait();
             });
+            } catch (...) {
+                fail(std::current_exception());
+                gateway.release_wait();
+            }
         });
         make_edge(read, chunks->input());
 
-        writer_thread = std::thread([&writer] { writer.write_loop(); });
         read.try_put(continue_msg());
         g.wait_for_all();
         if (!failure.failed()) chunks->collect(result.stats);
         result.in_bytes = chunks->in_bytes();
         chunks.reset();  // its nodes belong to g
     });
-    if (chunker_thread.joinable()) chunker_thread.join();
+    chunker_thread.join();
     if (failure.failed()) window.cancel();  // else the reader ends by itself at the end of input
-    if (reader_thread.joinable()) reader_thread.join();
+    reader_thread.join();
     if (!failure.failed()) {
         try {
             window.check();
@@ -179,7 +186,7 @@ PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int o
         }
     }
     writer.close();
-    if (writer_thread.joinable()) writer_thread.join();
+    writer_thread.join();
 
     failure.rethrow();
     if (const std::string e = writer.error(); !e.empty()) throw OutputError(e);

@@ -6,10 +6,10 @@
 
 #include <exception>
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include "core/deflate_compressor.hpp"
+#include "graph/arena.hpp"
 #include "graph/chunk_graph.hpp"
 
 namespace flowdeflate::graph {
@@ -32,6 +32,7 @@ public:
         : ports_(ports), writer_(writer), window_(window), options_(options) {}
     void write(Bytes&& segment) override {
         check_cancelled(options_);
+        if (options_.probe) ++options_.probe->segments_out;
         writer_.reserve();  // the bound on output in flight: waits for the writer
         out_bytes_ += segment.size();
         std::get<0>(ports_).try_put(Segment{next_seq_++, std::make_shared<Bytes>(std::move(segment))});
@@ -50,6 +51,16 @@ private:
 
 }  // namespace
 
+std::uint64_t Probe::progress() const {
+    return chunks_in + chunks_searched + chunks_resolved + blocks_coded + blocks_assembled + segments_out;
+}
+
+std::string Probe::dump() const {
+    return "chunks in " + std::to_string(chunks_in) + ", searched " + std::to_string(chunks_searched) +
+           ", resolved " + std::to_string(chunks_resolved) + "; blocks coded " + std::to_string(blocks_coded) +
+           ", assembled " + std::to_string(blocks_assembled) + "; output segments " + std::to_string(segments_out);
+}
+
 PipelineResult compress_fd(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
                            const PipelineOptions& options) {
     options.validate();
@@ -64,7 +75,6 @@ PipelineResult compress_fd_sequential(int in_fd, const std::string& in_name, int
     InputWindow window(in_fd, in_name, options.window);
     OutputWriter writer(out_fd, out_name, options.max_pending_segments);
     core::DeflateCompressor compressor(options.level);
-    std::thread reader_thread, writer_thread;
     std::exception_ptr failure;
     PipelineResult result;
 
@@ -73,20 +83,16 @@ PipelineResult compress_fd_sequential(int in_fd, const std::string& in_name, int
     // Compress would wait for room in the writer forever (and the default arena has one
     // thread on a one-core machine).
     tbb::task_arena arena(2);
+    // The I/O threads start before the graph: a failure to make one is a clean error.
+    IoThread writer_thread, reader_thread;
+    writer_thread.start("writer", [&] { writer.cancel(); writer.close(); }, [&writer] { writer.write_loop(); });
+    reader_thread.start("reader", [&] { window.cancel(); }, [&window] { window.read_loop(); });
     arena.execute([&] {
         tbb::flow::graph g;
 
-        // Read: hands the window to its I/O thread, and tells Compress to start at once (it
-        // waits inside the window for the bytes it needs).
-        using ReadNode = async_node<InputArriving, InputArriving>;
-        ReadNode read(g, unlimited, [&](const InputArriving& msg, ReadNode::gateway_type& gateway) {
-            gateway.reserve_wait();
-            reader_thread = std::thread([&window, &gateway] {
-                window.read_loop();
-                gateway.release_wait();
-            });
-            gateway.try_put(msg);
-        });
+        // Read: its I/O thread (started above) fills the window; Compress starts at once
+        // and waits inside the window for the bytes it needs.
+        broadcast_node<InputArriving> read(g);
 
         // Compress: the sequential core over the window; segments go out as they fill.
         using CompressNode = multifunction_node<InputArriving, std::tuple<Segment>>;
@@ -115,13 +121,13 @@ PipelineResult compress_fd_sequential(int in_fd, const std::string& in_name, int
         make_edge(output_port<0>(compress), in_order);
         make_edge(in_order, write);
 
-        writer_thread = std::thread([&writer] { writer.write_loop(); });
         read.try_put(InputArriving{});
         g.wait_for_all();  // every segment was pushed, and written (its gateway released)
-        if (reader_thread.joinable()) reader_thread.join();
-        writer.close();
-        writer_thread.join();
     });
+    if (failure) window.cancel();  // else the reader ends by itself at the end of input
+    reader_thread.join();
+    writer.close();
+    writer_thread.join();
 
     if (failure) std::rethrow_exception(failure);
     if (const std::string e = writer.error(); !e.empty()) throw OutputError(e);

@@ -11,6 +11,7 @@
 // single Compress node later; this graph stays as `--sequential`.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -21,8 +22,24 @@
 
 namespace flowdeflate::graph {
 
+/// Progress of a run, for watchdogs (tests fail a run that stops moving, and print this).
+/// Every counter only grows; all are updated with relaxed atomics.
+struct Probe {
+    std::atomic<std::uint64_t> chunks_in{0};         ///< chunk jobs handed to Search
+    std::atomic<std::uint64_t> chunks_searched{0};
+    std::atomic<std::uint64_t> chunks_resolved{0};
+    std::atomic<std::uint64_t> blocks_coded{0};
+    std::atomic<std::uint64_t> blocks_assembled{0};
+    std::atomic<std::uint64_t> segments_out{0};      ///< output segments handed to the writer
+    /// The sum of the counters: it changes while the run makes progress.
+    [[nodiscard]] std::uint64_t progress() const;
+    /// One line with every counter (and where the graph stands between them).
+    [[nodiscard]] std::string dump() const;
+};
+
 /// The library's options, and what only the graph's own callers tune.
 struct PipelineOptions : Options {
+    Probe* probe = nullptr;                ///< counters for a watchdog (not owned)
     WindowOptions window{};
     std::size_t segment_size = 1u << 20;   ///< output segment size
     std::size_t max_pending_segments = 4;  ///< segments that may wait for the writer

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_corpus.hpp"
 #include "flowdeflate/flowdeflate.hpp"
 #include "graph/pipeline.hpp"
 
@@ -70,27 +71,12 @@ void bm_stream(benchmark::State& state, std::filesystem::path path, int level) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    const char* env = std::getenv("FLOWDEFLATE_CORPUS");
-    const std::filesystem::path corpus = env ? env : std::filesystem::path(FLOWDEFLATE_SOURCE_DIR) / "build/corpus";
-    std::vector<int> levels = {1, 6, 9};
-    if (const char* l = std::getenv("FLOWDEFLATE_BENCH_LEVELS")) {
-        levels.clear();
-        std::istringstream is(l);
-        for (int v; is >> v;) levels.push_back(v);
-    }
-    std::vector<std::filesystem::path> files;
-    if (std::filesystem::is_directory(corpus))
-        for (const auto& e : std::filesystem::directory_iterator(corpus))
-            if (e.is_regular_file() && e.file_size() <= (200u << 20) && e.path().filename().string()[0] != '.' &&
-                e.path().filename() != "MANIFEST.sha256" && e.path().filename() != "SOURCES.txt")
-                files.push_back(e.path());
-    std::sort(files.begin(), files.end());
+    using namespace flowdeflate::bench;
+    const std::vector<int> levels = bench_levels({1, 6, 9});
+    const std::vector<std::filesystem::path> files = corpus_files(200u << 20);
     for (const auto& f : files)
         for (int level : levels) {
-            std::string id = "/L";
-            id += std::to_string(level);
-            id += '/';
-            id += f.filename().string();
+            const std::string id = bench_id(level, f);
             const std::string memory_name = std::string("ours_memory").append(id);
             const std::string stream_name = std::string("ours_stream").append(id);
             benchmark::RegisterBenchmark(memory_name.c_str(), bm_memory, f, level)->UseRealTime()->Unit(benchmark::kMillisecond);

@@ -58,6 +58,9 @@ struct RunOptions {
     double timeout_s = 30;  // the child is killed with SIGKILL after this
     int signal = 0;         // sent to the child signal_after_ms after it started, if nonzero
     int signal_after_ms = 0;
+    std::vector<std::string> env;  // NAME=value entries added to (or replacing) the environment
+    long limit_as_mib = 0;         // > 0: RLIMIT_AS of the child (ulimit -v)
+    long limit_nofile = 0;         // > 0: RLIMIT_NOFILE of the child (ulimit -n)
 };
 
 struct Result {
@@ -108,6 +111,17 @@ Result run_process(const std::string& program, const std::vector<std::string>& a
     std::vector<char*> argv;
     for (auto& s : argv_s) argv.push_back(s.data());
     argv.push_back(nullptr);
+    std::vector<std::string> env_s;
+    for (char** e = environ; *e; ++e) {
+        const std::string entry = *e;
+        const std::string name = entry.substr(0, entry.find('='));
+        if (std::none_of(o.env.begin(), o.env.end(), [&](const std::string& x) { return x.rfind(name + "=", 0) == 0; }))
+            env_s.push_back(entry);
+    }
+    env_s.insert(env_s.end(), o.env.begin(), o.env.end());
+    std::vector<char*> envp;
+    for (auto& s : env_s) envp.push_back(s.data());
+    envp.push_back(nullptr);
 
     int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, in_p[2] = {-1, -1};
     int in_fd = -1;
@@ -142,8 +156,16 @@ Result run_process(const std::string& program, const std::vector<std::string>& a
         sigemptyset(&dfl.sa_mask);
         for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGQUIT, SIGHUP, SIGCHLD}) sigaction(s, &dfl, nullptr);
         if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(127);
+        if (o.limit_as_mib > 0) {
+            const struct rlimit lim = {rlim_t(o.limit_as_mib) << 20, rlim_t(o.limit_as_mib) << 20};
+            if (setrlimit(RLIMIT_AS, &lim) != 0) _exit(126);
+        }
+        if (o.limit_nofile > 0) {
+            const struct rlimit lim = {rlim_t(o.limit_nofile), rlim_t(o.limit_nofile)};
+            if (setrlimit(RLIMIT_NOFILE, &lim) != 0) _exit(126);
+        }
         if (dup2(child_in, 0) < 0 || dup2(child_out, 1) < 0 || dup2(child_err, 2) < 0) _exit(127);
-        execv(argv[0], argv.data());
+        execve(argv[0], argv.data(), envp.data());
         _exit(127);
     }
     close_fd(in_fd), close_fd(in_p[0]), close_fd(out_p[1]), close_fd(err_p[1]);
@@ -563,6 +585,202 @@ TEST_F(Cli, FormatOptionWritesZlibAndRawDeflate) {
     const Result bad = fd({"--format", "lz4", "in.txt"});
     EXPECT_STATUS(bad, 1);
     EXPECT_NE(bad.err.find("gzip, zlib or deflate"), std::string::npos) << bad.err;
+}
+
+// ---- faults (issue 6) -------------------------------------------------------------------
+
+// Every read, pread and write may fail with EINTR or move fewer bytes (an LD_PRELOAD shim,
+// tests/fault/fault_inject.c): the output is still the reference's, byte for byte, from
+// files and pipes, for both graphs and for decompression.
+TEST_F(Cli, ShortAndInterruptedIoStillGiveTheReferenceBytes) {
+    const char* lib = std::getenv("FLOWDEFLATE_FAULT_LIB");
+    if (!lib || !*lib) GTEST_SKIP() << "FLOWDEFLATE_FAULT_LIB is not set (ctest sets it; not in sanitizer builds)";
+    REQUIRE_REFERENCE();
+    const std::string data = text(3'000'000, 31);
+    write("in.txt", data);
+    const Result want6 = ref({"-6", "-c", "in.txt"}), want1 = ref({"-1", "-c", "in.txt"});
+    ASSERT_STATUS(want6, 0);
+    ASSERT_STATUS(want1, 0);
+    std::size_t seed = 0;
+    for (const char* faults : {"eintr", "short", "eintr,short"}) {
+        RunOptions o;
+        o.env = {std::string("LD_PRELOAD=") + lib, std::string("FLOWDEFLATE_FAULTS=") + faults,
+                 "FLOWDEFLATE_FAULT_REPORT=" + path("report"), "FLOWDEFLATE_FAULT_SEED=" + std::to_string(++seed)};
+        for (const std::vector<std::string>& args :
+             {std::vector<std::string>{"-6", "-c", "in.txt"}, {"-6", "-p2", "--chunk", "64K", "-c", "in.txt"},
+              {"-6", "-p3", "--chunk", "4K", "--ahead", "1", "--ring", "1", "-c", "in.txt"}}) {
+            const Result r = fd(args, o);
+            EXPECT_STATUS(r, 0) << faults;
+            EXPECT_TRUE(same_bytes(r.out, want6.out)) << faults << " " << args[1];
+        }
+        const Result seq = fd({"--sequential", "-1", "-c", "in.txt"}, o);
+        EXPECT_STATUS(seq, 0) << faults;
+        EXPECT_TRUE(same_bytes(seq.out, want1.out)) << faults << " sequential";
+        RunOptions piped = o;
+        piped.in = Stdin::bytes;
+        piped.in_bytes = data;
+        const Result from_pipe = fd({"-6"}, piped);
+        EXPECT_STATUS(from_pipe, 0) << faults;
+        EXPECT_TRUE(same_bytes(from_pipe.out, want6.out)) << faults << " pipe";
+        // To a file, and back.
+        EXPECT_STATUS(fd({"-6", "-k", "-f", "in.txt"}, o), 0) << faults;
+        EXPECT_TRUE(same_bytes(read("in.txt.gz"), want6.out)) << faults << " file";
+        const Result back = fd({"-d", "-c", "in.txt.gz"}, o);
+        EXPECT_STATUS(back, 0) << faults;
+        EXPECT_TRUE(same_bytes(back.out, data)) << faults << " decompressed";
+    }
+    // The shim really was there and did something.
+    std::size_t total = 0;
+    for (std::size_t pos = 0, n; (n = read("report").find('\n', pos)) != std::string::npos; pos = n + 1)
+        total += std::stoul(read("report").substr(pos, n - pos));
+    EXPECT_GT(total, 20u) << "no faults were injected: is LD_PRELOAD working?";
+}
+
+// No threads can be made: a clear error and exit 1, no crash, no hang, nothing left behind.
+TEST_F(Cli, ThreadCreationFailureIsAnErrorNotACrash) {
+    const char* lib = std::getenv("FLOWDEFLATE_FAULT_LIB");
+    if (!lib || !*lib) GTEST_SKIP() << "FLOWDEFLATE_FAULT_LIB is not set";
+    write("in.txt", text(500'000, 32));
+    RunOptions o;
+    o.env = {std::string("LD_PRELOAD=") + lib, "FLOWDEFLATE_FAULTS=nothread"};
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"-6", "in.txt"}, {"--sequential", "-6", "in.txt"}, {"-12", "in.txt"}}) {
+        const Result r = fd(args, o);
+        EXPECT_STATUS(r, 1) << args[0];
+        EXPECT_FALSE(r.err.empty());
+        EXPECT_LISTING({"in.txt"});
+    }
+}
+
+// ulimit -v and ulimit -n: whatever the limit, either the right output or a clear error
+// (exit 1) with nothing left behind; never a signal or a hang.
+TEST_F(Cli, ResourceLimitsGiveAnErrorOrTheRightOutput) {
+    REQUIRE_REFERENCE();
+    const std::string data = text(2'000'000, 33);
+    write("in.txt", data);
+    const Result want = ref({"-6", "-c", "in.txt"});
+    const auto check = [&](const RunOptions& o, const std::string& what) {
+        const Result r = fd({"-6", "-k", "-f", "in.txt"}, o);
+        ASSERT_TRUE(r.started && !r.timed_out && r.exited) << what << ": " << r.describe();
+        if (r.exit_code == 0) {
+            EXPECT_TRUE(same_bytes(read("in.txt.gz"), want.out)) << what;
+            ASSERT_EQ(unlink(path("in.txt.gz").c_str()), 0);
+        } else {
+            EXPECT_EQ(r.exit_code, 1) << what << ": " << r.describe();
+            EXPECT_FALSE(r.err.empty()) << what;
+        }
+        EXPECT_LISTING({"in.txt"});
+        EXPECT_EQ(read("in.txt"), data) << what << ": input untouched";
+    };
+    for (const long mib : {16L, 24L, 32L, 40L, 48L, 64L, 256L}) {
+        RunOptions o;
+        o.limit_as_mib = mib;
+        check(o, "ulimit -v " + std::to_string(mib) + " MiB");
+    }
+    // (Below 5 the dynamic loader itself cannot start the program.)
+    for (const long files : {5L, 6L, 7L, 8L, 12L}) {
+        RunOptions o;
+        o.limit_nofile = files;
+        check(o, "ulimit -n " + std::to_string(files));
+    }
+}
+
+// flowdeflate -c big | head -c 10: the reader goes away.  We end at once (SIGPIPE, as gzip,
+// or exit 1 on EPIPE), leave no file behind, and never hang.
+TEST_F(Cli, ClosedPipeOnStdoutEndsPromptly) {
+    write("big.txt", text(20'000'000, 34));
+    for (const char* graph : {"-p2", "--sequential"}) {
+        int p[2];
+        ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
+        close(p[0]);  // nobody will ever read
+        RunOptions o;
+        o.stdout_fd = p[1];
+        o.timeout_s = 60;
+        const Result r = fd({graph, "-6", "-c", "big.txt"}, o);
+        close(p[1]);
+        ASSERT_TRUE(r.started && !r.timed_out) << graph << ": " << r.describe();
+        EXPECT_TRUE(r.term_signal == SIGPIPE || (r.exited && r.exit_code == 1)) << graph << ": " << r.describe();
+        EXPECT_LISTING({"big.txt"});
+    }
+}
+
+// ---- odd inputs (issue 6) ------------------------------------------------------------
+
+TEST_F(Cli, OddNamesPathsAndSizesMatchTheReference) {
+    REQUIRE_REFERENCE();
+    // A name with spaces and a newline, compressed and decompressed in place.
+    const std::string odd = "a b\nc d.txt";
+    const std::string data = text(100'000, 41);
+    write(odd, data);
+    const Result want = ref({"-c", odd});
+    ASSERT_STATUS(want, 0);
+    EXPECT_STATUS(fd({"-k", odd}), 0);
+    EXPECT_TRUE(same_bytes(read(odd + ".gz"), want.out));
+    EXPECT_STATUS(fd({"-d", "-f", odd + ".gz"}), 0);
+    EXPECT_EQ(read(odd), data);
+    // An absolute path and a relative one into a subdirectory.
+    write("abs.txt", data);
+    EXPECT_STATUS(fd({"-k", path("abs.txt")}), 0);
+    EXPECT_TRUE(same_bytes(read("abs.txt.gz"), want.out));
+    ASSERT_EQ(mkdir(path("sub").c_str(), 0755), 0);
+    write("sub/rel.txt", data);
+    EXPECT_STATUS(fd({"-k", "sub/rel.txt"}), 0);
+    EXPECT_TRUE(same_bytes(read("sub/rel.txt.gz"), want.out));
+    // Sizes at the default chunk (1 MiB) and at a 4 KiB one, +- 1, and tiny ones.
+    for (const std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(4095), std::size_t(4096),
+                                std::size_t(4097), std::size_t((1 << 20) - 1), std::size_t(1 << 20),
+                                std::size_t((1 << 20) + 1)}) {
+        write("n.txt", text(n, n + 1));
+        const Result theirs = ref({"-6", "-c", "n.txt"});
+        for (const char* chunk : {"1M", "4K"}) {
+            const Result ours = fd({"-6", "--chunk", chunk, "-c", "n.txt"});
+            EXPECT_STATUS(ours, 0);
+            EXPECT_TRUE(same_bytes(ours.out, theirs.out)) << n << " bytes, chunk " << chunk;
+        }
+    }
+}
+
+TEST_F(Cli, SparseAndProcFilesMatchTheReference) {
+    REQUIRE_REFERENCE();
+    // 64 MiB, nearly all holes.
+    const int f = open(path("sparse").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ASSERT_GE(f, 0);
+    ASSERT_EQ(ftruncate(f, 64 << 20), 0);
+    for (const off_t at : {off_t(0), off_t(5 << 20), off_t((64 << 20) - 100)})
+        ASSERT_EQ(pwrite(f, "data in a sparse file", 21, at), 21);
+    close(f);
+    const Result theirs = ref({"-6", "-c", "sparse"});
+    const Result ours = fd({"-6", "-c", "sparse"});
+    EXPECT_STATUS(ours, 0);
+    EXPECT_TRUE(same_bytes(ours.out, theirs.out)) << "sparse file";
+    // /proc files report size 0 and still have contents.
+    const Result proc_theirs = ref({"-c", "/proc/version"});
+    const Result proc_ours = fd({"-c", "/proc/version"});
+    EXPECT_STATUS(proc_ours, 0);
+    EXPECT_GT(proc_ours.out.size(), 20u);
+    EXPECT_TRUE(same_bytes(proc_ours.out, proc_theirs.out)) << "/proc/version";
+}
+
+// As libdeflate's gzip: a symbolic link is refused (exit 1, nothing written) unless -f or
+// -c, and then followed.
+TEST_F(Cli, SymbolicLinksAreFollowedOnlyWithForceOrStdout) {
+    REQUIRE_REFERENCE();
+    write("real.txt", text(10'000, 42));
+    ASSERT_EQ(symlink("real.txt", path("link.txt").c_str()), 0);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"-k", "link.txt"}, {"-f", "-k", "link.txt"}, {"-c", "link.txt"}}) {
+        const Result theirs = ref(args);
+        const std::vector<std::string> after_theirs = listing();
+        const std::string theirs_gz = exists("link.txt.gz") ? read("link.txt.gz") : "";
+        unlink(path("link.txt.gz").c_str());
+        const Result ours = fd(args);
+        EXPECT_TRUE(ours.exited && theirs.exited && ours.exit_code == theirs.exit_code)
+            << args[0] << ": ours " << ours.describe() << "; reference " << theirs.describe();
+        EXPECT_EQ(listing(), after_theirs) << args[0];
+        EXPECT_EQ(exists("link.txt.gz") ? read("link.txt.gz") : "", theirs_gz) << args[0];
+        EXPECT_TRUE(same_bytes(ours.out, theirs.out)) << args[0];
+        unlink(path("link.txt.gz").c_str());
+    }
 }
 
 TEST_F(Cli, VerboseReportsTheParallelGraph) {

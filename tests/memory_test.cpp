@@ -94,8 +94,10 @@ TEST_P(MemoryBound, PeakRssDoesNotGrowWithInputSize) {
     }
 }
 
+// Parallel2's growth allowance (16 MiB) covers timing: under load, more resolved and coded
+// blocks can wait for assembly at some moment of the longer run (measured 4-8 MiB alone).
 INSTANTIATE_TEST_SUITE_P(Graphs, MemoryBound, ::testing::Values(Case{"--sequential", 32, 4, 64, 512, {1}},
-                                                           Case{"-p2", 64, 12, 32, 256, {1, 6}}),
+                                                           Case{"-p2", 64, 16, 32, 256, {1, 6}}),
                          [](const ::testing::TestParamInfo<Case>& i) {
                              return i.param.graph[1] == '-' ? std::string("Sequential") : std::string("Parallel2");
                          });

@@ -19,6 +19,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <random>
@@ -30,6 +31,7 @@
 #include "flowdeflate/flowdeflate.hpp"
 #include "graph/pipeline.hpp"
 #include "support/test_data.hpp"
+#include "support/watchdog.hpp"
 
 namespace flowdeflate::graph {
 namespace {
@@ -227,10 +229,29 @@ TEST(ParallelStress, RandomConfigurations) {
         SCOPED_TRACE(describe(c) + ", level " + std::to_string(level) + ", " +
                      std::string(testing::kind_name(kind)) + ", " + std::to_string(size) + " bytes, round " +
                      std::to_string(round));
-        const PipelineOptions o = parallel_options(level, c);
+        PipelineOptions o = parallel_options(level, c);
+        Probe probe;
+        o.probe = &probe;
         const Bytes want = whole_buffer(data, level);
+        // A stalled graph fails here with its state printed, not at ctest's timeout.
+        testing::Watchdog watchdog(probe, std::chrono::seconds(60), describe(c) + ", level " + std::to_string(level));
         EXPECT_TRUE((round % 2 ? through_pipe(data, o) : through_file(data, o, dir)) == want);
+        EXPECT_GT(probe.blocks_assembled.load(), 0u);
     }
+}
+
+// The watchdog itself: a run that makes no progress ends the process with the graph's
+// state on stderr.
+TEST(WatchdogDeathTest, AStalledRunAbortsWithTheGraphState) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_DEATH(
+        {
+            Probe probe;
+            ++probe.chunks_in;
+            testing::Watchdog watchdog(probe, std::chrono::milliseconds(200), "a test that waits");
+            std::this_thread::sleep_for(std::chrono::seconds(5));
+        },
+        "no progress for 200 ms \\(a test that waits\\): chunks in 1, searched 0");
 }
 
 TEST(Pipeline, DefaultOptionsOnMegabytesOfText) {

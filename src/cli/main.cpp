@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,10 @@ public:
 private:
     std::unique_ptr<api::FileOutput> file_;
 };
+
+// As libdeflate's gzip: a symbolic link is followed only with -f or -c (it would otherwise
+// replace the link's target's contents under the link's name and delete the link).
+int nofollow(const Options& o) { return o.force || o.to_stdout ? 0 : O_NOFOLLOW; }
 
 bool has_suffix(const std::string& path, const std::string& suffix) {
     return path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -208,6 +213,8 @@ Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int 
         out_bytes = r.out_bytes;
         g_last_stats = r.stats;
         if (!o.stats_file.empty() && r.stats.parallel) write_stats(o.stats_file, in_name, o.level, r);
+    } catch (const std::bad_alloc&) {
+        return error(in_name + ": out of memory (try fewer --threads or a smaller --chunk)");
     } catch (const std::exception& e) {
         return error(e.what());
     }
@@ -251,7 +258,7 @@ Status compress_one(const Options& o, const std::string& path) {
         if (!o.quiet) fmt::print(stderr, "flowdeflate: {}: already has {} suffix -- skipping\n", path, o.suffix);
         return kOk;
     }
-    const int in_fd = ::open(path.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    const int in_fd = ::open(path.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | nofollow(o));
     if (in_fd < 0) return error(path + ": " + errno_text());
     struct Closer {
         int fd;
@@ -347,7 +354,7 @@ Status decompress_one(const Options& o, std::string path) {
                 return warning(o, "\"" + path + "\" does not end with the " + o.suffix + " suffix -- skipping");
             }
         }
-        in_fd = ::open(path.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+        in_fd = ::open(path.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | nofollow(o));
         if (in_fd < 0) return error(path + ": " + errno_text());
         unmap.fd = in_fd;
         if (::fstat(in_fd, &st) != 0) return error(path + ": " + errno_text());

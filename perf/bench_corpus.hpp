@@ -1,0 +1,46 @@
+// bench_corpus.hpp - what the corpus benchmarks share: which files and levels to run.
+//   files:  FLOWDEFLATE_CORPUS, else build/corpus (scripts/corpus); regular files of at
+//           most max_bytes, without the manifest and dot files, sorted;
+//   levels: FLOWDEFLATE_BENCH_LEVELS ("1 6 9"), else the given default;
+//   id:     "/L<level>/<file name>", the benchmark name's tail.
+#pragma once
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace flowdeflate::bench {
+
+inline std::vector<std::filesystem::path> corpus_files(std::uintmax_t max_bytes) {
+    const char* env = std::getenv("FLOWDEFLATE_CORPUS");
+    const std::filesystem::path corpus = env ? env : std::filesystem::path(FLOWDEFLATE_SOURCE_DIR) / "build/corpus";
+    std::vector<std::filesystem::path> files;
+    if (std::filesystem::is_directory(corpus))
+        for (const auto& e : std::filesystem::directory_iterator(corpus))
+            if (e.is_regular_file() && e.file_size() <= max_bytes && e.path().filename().string()[0] != '.' &&
+                e.path().filename() != "MANIFEST.sha256" && e.path().filename() != "SOURCES.txt")
+                files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+inline std::vector<int> bench_levels(std::vector<int> fallback) {
+    const char* l = std::getenv("FLOWDEFLATE_BENCH_LEVELS");
+    if (!l) return fallback;
+    std::vector<int> levels;
+    std::istringstream is(l);
+    for (int v; is >> v;) levels.push_back(v);
+    return levels;
+}
+
+// (Built with append: operator+ on these trips GCC 12's -Wrestrict false positive.)
+inline std::string bench_id(int level, const std::filesystem::path& file) {
+    std::string id = "/L";
+    id.append(std::to_string(level)).append("/").append(file.filename().string());
+    return id;
+}
+
+}  // namespace flowdeflate::bench
