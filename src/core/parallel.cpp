@@ -209,8 +209,9 @@ ChunkJob Chunker::next(const u8* data_end, bool eof) {
     job.begin = next_.end;
     job.data_end = data_end;
     job.eof = eof;
-    job.end = std::min(job.begin + chunk_size_, data_end);
-    job.stop = std::min(job.end + chunk_overlap(chunk_size_), data_end);
+    // Offsets by sizes, never past data_end: an empty buffer's pointers may be null.
+    job.end = job.begin + std::min(chunk_size_, std::size_t(data_end - job.begin));
+    job.stop = job.end + std::min(chunk_overlap(chunk_size_), std::size_t(data_end - job.end));
     done_ = eof && job.end == data_end;
     next_.index = job.index + 1;
     next_.end = job.end;
