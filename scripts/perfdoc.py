@@ -26,3 +26,56 @@ def replace_section(name, text, heading, path=DOC):
     with open(path + ".new", "w") as f:
         f.write(new)
     os.replace(path + ".new", path)
+
+
+# ---- what the whole-program scripts share ------------------------------------------------
+import json  # noqa: E402
+import re  # noqa: E402
+import shlex  # noqa: E402
+import subprocess  # noqa: E402
+
+FD = os.path.join(ROOT, "build", "flowdeflate")
+REF = os.path.join(ROOT, "build", "reference", "libdeflate-gzip")
+CORPUS = os.environ.get("FLOWDEFLATE_CORPUS", os.path.join(ROOT, "build", "corpus"))
+
+
+def sh(cmd):
+    return subprocess.run(cmd, shell=True, capture_output=True, text=True)
+
+
+def peak_rss_mib(cmd):
+    """Peak resident memory of one run of the shell command `cmd`, from /usr/bin/time -v."""
+    r = sh(f"/usr/bin/time -v sh -c {shlex.quote(cmd)} 2>&1 >/dev/null")
+    m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stdout + r.stderr)
+    return int(m.group(1)) / 1024.0 if m else float("nan")
+
+
+def identical(a_cmd, b_cmd, tmp):
+    """Do the two commands write the same bytes to stdout?"""
+    a, b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+    if sh(f"{a_cmd} > {a}").returncode or sh(f"{b_cmd} > {b}").returncode:
+        return False
+    return sh(f"cmp -s {a} {b}").returncode == 0
+
+
+def hyperfine(cmds, runs, tmp, reverse=False, warmup=1):
+    """Times the named shell commands (a dict name -> command) with hyperfine in one run:
+    fresh processes, `warmup` warm-ups, `runs` measured runs each, in the dict's order or
+    reversed.  Returns name -> hyperfine's result (median, min, max, times...)."""
+    keys = list(cmds)
+    if reverse:
+        keys.reverse()
+    out = os.path.join(tmp, "hyperfine.json")
+    hf = ["hyperfine", "-N", "-w", str(warmup), "-r", str(runs), "--export-json", out]
+    for k in keys:
+        hf += ["-n", k, cmds[k]]
+    r = subprocess.run(hf, capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError(f"hyperfine failed: {r.stderr[-2000:]}")
+    return {x["command"]: x for x in json.load(open(out))["results"]}
+
+
+def corpus_files(include_huge=False):
+    return sorted(f for f in os.listdir(CORPUS)
+                  if os.path.isfile(os.path.join(CORPUS, f)) and not f.startswith(("MANIFEST", "SOURCES", "."))
+                  and (include_huge or f != "linux-source.tar") and not f.endswith(".partial"))

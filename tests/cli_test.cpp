@@ -672,11 +672,13 @@ TEST_F(Cli, ResourceLimitsGiveAnErrorOrTheRightOutput) {
         EXPECT_LISTING({"in.txt"});
         EXPECT_EQ(read("in.txt"), data) << what << ": input untouched";
     };
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)  // (their shadow memory needs terabytes)
     for (const long mib : {16L, 24L, 32L, 40L, 48L, 64L, 256L}) {
         RunOptions o;
         o.limit_as_mib = mib;
         check(o, "ulimit -v " + std::to_string(mib) + " MiB");
     }
+#endif
     // (Below 5 the dynamic loader itself cannot start the program.)
     for (const long files : {5L, 6L, 7L, 8L, 12L}) {
         RunOptions o;
