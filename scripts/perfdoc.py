@@ -43,9 +43,10 @@ def sh(cmd):
     return subprocess.run(cmd, shell=True, capture_output=True, text=True)
 
 
-def peak_rss_mib(cmd):
-    """Peak resident memory of one run of the shell command `cmd`, from /usr/bin/time -v."""
-    r = sh(f"/usr/bin/time -v sh -c {shlex.quote(cmd)} 2>&1 >/dev/null")
+def peak_rss_mib(cmd, out="/dev/null"):
+    """Peak resident memory of one run of the shell command `cmd` (its stdout to `out`),
+    from /usr/bin/time -v."""
+    r = sh(f"/usr/bin/time -v sh -c {shlex.quote(cmd + ' > ' + shlex.quote(out))} 2>&1")
     m = re.search(r"Maximum resident set size \(kbytes\): (\d+)", r.stdout + r.stderr)
     return int(m.group(1)) / 1024.0 if m else float("nan")
 
