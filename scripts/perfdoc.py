@@ -69,7 +69,7 @@ def hyperfine(cmds, runs, tmp, reverse=False, warmup=1):
     out = os.path.join(tmp, "hyperfine.json")
     hf = ["hyperfine", "-N", "-w", str(warmup), "-r", str(runs), "--export-json", out]
     for k in keys:
-        hf += ["-n", k, cmds[k]]
+        hf += [f"--command-name={k}", cmds[k]]  # (a name may start with "-")
     r = subprocess.run(hf, capture_output=True, text=True)
     if r.returncode:
         raise RuntimeError(f"hyperfine failed: {r.stderr[-2000:]}")
