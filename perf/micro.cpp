@@ -1,0 +1,149 @@
+// micro.cpp - micro-benchmarks of the pieces, each reporting bytes/s (Google Benchmark),
+// on the first 8 MiB of a corpus file (FLOWDEFLATE_CORPUS or build/corpus; packages.txt,
+// else generated text):
+//
+//   parse_fastest / parse_greedy / parse_lazy / parse_lazy2 : a level's parser with its
+//       match finder (ht for level 1, hc for 2-9), blocks to a counting sink
+//   huffman_litlen       : length-limited canonical code for a 288-symbol alphabet
+//                          (bytes/s: the block bytes whose counts it codes, ~100 KB)
+//   append_bits_shifted  : assembly: appending a coded block at an odd bit offset
+//   crc32                : libdeflate's CRC-32, as the assembler calls it
+//   encode_block         : Code: Huffman codes and bits of one resolved block
+//   graph_round_trip     : the parallel graph's per-message cost: 4 KiB chunks of zeros
+//                          at level 1 (almost no compression work), items/s = chunks/s
+#include <benchmark/benchmark.h>
+#include <libdeflate.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+#include "bench_corpus.hpp"
+#include "core/huffman.hpp"
+#include "core/parallel.hpp"
+#include "core/parser_fastest.hpp"
+#include "core/parser_lazy.hpp"
+#include "flowdeflate/flowdeflate.hpp"
+#include "support/test_data.hpp"
+
+namespace {
+
+using namespace flowdeflate;
+using core::u8;
+using core::u32;
+
+const std::vector<u8>& input() {
+    static const std::vector<u8> data = [] {
+        for (const auto& f : bench::corpus_files(std::uintmax_t(1) << 40))
+            if (f.filename() == "packages.txt") {
+                std::ifstream in(f, std::ios::binary);
+                std::vector<u8> d((std::istreambuf_iterator<char>(in)), {});
+                d.resize(std::min<std::size_t>(d.size(), 8u << 20));
+                return d;
+            }
+        return testing::generate(testing::Kind::text, 8u << 20, 1);
+    }();
+    return data;
+}
+
+template <class Parser>
+void parse(benchmark::State& state, int level) {
+    const auto& in = input();
+    const core::LevelParams params = core::LevelParams::for_level(level);
+    auto parser = std::make_unique<Parser>(params);
+    std::size_t blocks = 0;
+    for (auto _ : state) {
+        parser->parse(in.data(), in.data() + in.size(), [&](const core::ParsedBlock&) { ++blocks; });
+        benchmark::DoNotOptimize(blocks);
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(in.size()));
+}
+void parse_fastest_L1(benchmark::State& s) { parse<core::FastestParser>(s, 1); }
+void parse_greedy_L3(benchmark::State& s) { parse<core::LazyParser<core::LazyMode::greedy>>(s, 3); }
+void parse_lazy_L6(benchmark::State& s) { parse<core::LazyParser<core::LazyMode::lazy>>(s, 6); }
+void parse_lazy2_L9(benchmark::State& s) { parse<core::LazyParser<core::LazyMode::lazy2>>(s, 9); }
+BENCHMARK(parse_fastest_L1)->Unit(benchmark::kMillisecond);
+BENCHMARK(parse_greedy_L3)->Unit(benchmark::kMillisecond);
+BENCHMARK(parse_lazy_L6)->Unit(benchmark::kMillisecond);
+BENCHMARK(parse_lazy2_L9)->Unit(benchmark::kMillisecond);
+
+void huffman_litlen(benchmark::State& state) {
+    // Symbol counts of a real 100 KB stretch (literals only: the byte histogram).
+    const auto& in = input();
+    u32 freqs[core::kNumLitlenSyms] = {};
+    for (std::size_t i = 0; i < 100'000 && i < in.size(); ++i) ++freqs[in[i]];
+    for (u32 s = 257; s < 286; ++s) freqs[s] = 1 + s % 7;
+    freqs[256] = 1;
+    u8 lens[core::kNumLitlenSyms];
+    u32 codewords[core::kNumLitlenSyms];
+    for (auto _ : state) {
+        core::make_huffman_code(core::kNumLitlenSyms, core::kMaxLitlenCodewordLen, freqs, lens, codewords);
+        benchmark::DoNotOptimize(lens);
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * 100'000);
+}
+BENCHMARK(huffman_litlen);
+
+void append_bits_shifted(benchmark::State& state) {
+    std::vector<u8> bits(1u << 20, 0x5a);
+    bits.resize(bits.size() + 8);  // append_bits reads 8 bytes of slack
+    std::vector<u8> out(3u << 20);
+    for (auto _ : state) {
+        core::BitWriter w(out.data(), out.data() + out.size());
+        w.bitcount = 3;  // an odd bit offset: every byte is shifted
+        core::append_bits(w, bits.data(), (std::size_t(1) << 23) - 5);
+        benchmark::DoNotOptimize(w.next);
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations()) << 20);
+}
+BENCHMARK(append_bits_shifted);
+
+void crc32(benchmark::State& state) {
+    const auto& in = input();
+    for (auto _ : state) benchmark::DoNotOptimize(libdeflate_crc32(0, in.data(), in.size()));
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(in.size()));
+}
+BENCHMARK(crc32);
+
+void encode_block(benchmark::State& state) {
+    // One real resolved block (the first of the input at level 6) through Code.
+    const auto& in = input();
+    core::ChunkSearcher searcher(6);
+    core::Resolver resolver(6, Tracks::history);
+    core::Chunker chunker(in.data(), 1u << 20);
+    const bool eof = in.size() <= chunker.need_bytes();
+    const core::ChunkJob job = chunker.next(eof ? in.data() + in.size() : chunker.need(), eof);
+    std::unique_ptr<core::ResolvedBlock> first;
+    resolver.resolve(searcher.search(job, resolver.plan()), [&](std::unique_ptr<core::ResolvedBlock> b) {
+        if (!first) first = std::move(b);
+    });
+    if (!first) {
+        state.SkipWithError("no block");
+        return;
+    }
+    core::BlockEncoder encoder;
+    core::CodedBlock coded;
+    for (auto _ : state) {
+        encoder.encode(*first, coded);
+        benchmark::DoNotOptimize(coded.nbits);
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(first->data.size()));
+}
+BENCHMARK(encode_block);
+
+void graph_round_trip(benchmark::State& state) {
+    const std::vector<u8> zeros(4u << 20, 0);
+    Options o;
+    o.level = 1;
+    o.chunk_size = 4096;
+    o.threads = 2;
+    for (auto _ : state) benchmark::DoNotOptimize(compress(zeros, o));
+    state.SetItemsProcessed(std::int64_t(state.iterations()) * std::int64_t(zeros.size() / 4096));
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(zeros.size()));
+}
+BENCHMARK(graph_round_trip)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
