@@ -94,10 +94,14 @@ TEST_P(MemoryBound, PeakRssDoesNotGrowWithInputSize) {
     }
 }
 
-// Parallel2's growth allowance (16 MiB) covers timing: under load, more resolved and coded
-// blocks can wait for assembly at some moment of the longer run (measured 4-8 MiB alone).
+// Parallel2's growth allowance (24 MiB) covers timing, not input size: under load (ctest -j2
+// beside other tests) Code and Assemble can fall behind, and then up to the chunk gate's
+// slack (about 10 MiB of input at -p2) sits resolved but unassembled, with its sequences
+// and coded bits; a longer run is simply more likely to meet that moment.  Measured: 2-8
+// MiB growth alone, up to 17 MiB under load (30.9 -> 48.3 MiB at level 6).  Memory that
+// grew with the input would pass 64 MiB long before 256 MiB.
 INSTANTIATE_TEST_SUITE_P(Graphs, MemoryBound, ::testing::Values(Case{"--sequential", 32, 4, 64, 512, {1}},
-                                                           Case{"-p2", 64, 16, 32, 256, {1, 6}}),
+                                                           Case{"-p2", 64, 24, 32, 256, {1, 6}}),
                          [](const ::testing::TestParamInfo<Case>& i) {
                              return i.param.graph[1] == '-' ? std::string("Sequential") : std::string("Parallel2");
                          });
