@@ -65,6 +65,11 @@ public:
     const std::uint8_t* begin() const override { return base_; }
     const std::uint8_t* ensure(const std::uint8_t* need) override;
     void release_before(const std::uint8_t* p) override;
+    /// The input before offset @p done is compressed: release what lies more than the
+    /// 32 KiB history behind it (the parallel graph's assembler calls this).
+    void release_behind(std::size_t done) {
+        if (done > core::kWindowSize) release_before(base_ + (done - core::kWindowSize));
+    }
 
     /// The reader: fills the window until end of input, an error, or cancel().  Runs on
     /// an I/O thread; returns when done.

@@ -137,8 +137,7 @@ PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int o
             g, options, shape, output, failure,
             ChunkGraph::Hooks{[&] { gate.resolved_one(); },
                               [&](std::size_t done) {
-                                  if (done > core::kWindowSize)
-                                      window.release_before(window.begin() + (done - core::kWindowSize));
+                                  window.release_behind(done);
                                   gate.assembled_up_to(done);
                               }});
 
@@ -154,7 +153,7 @@ PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int o
                     while (!chunker.done() && gate.wait_for(chunker.index())) {
                         check_cancelled(options);
                         const std::uint8_t* data_end = window.ensure(chunker.need());
-                        gateway.try_put(chunker.next(data_end, data_end < chunker.need()));
+                        gateway.try_put(*chunker.next_from(data_end, data_end < chunker.need()));
                         if (options.probe) ++options.probe->chunks_in;
                     }
                 } catch (...) {

@@ -2,12 +2,16 @@
 //   files:  FLOWDEFLATE_CORPUS, else build/corpus (scripts/corpus); regular files of at
 //           most max_bytes, without the manifest and dot files, sorted;
 //   levels: FLOWDEFLATE_BENCH_LEVELS ("1 6 9"), else the given default;
-//   id:     "/L<level>/<file name>", the benchmark name's tail.
+//   id:     "/L<level>/<file name>", the benchmark name's tail;
+//   slurp:  a file's bytes (at most max_bytes).
 #pragma once
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -41,6 +45,13 @@ inline std::string bench_id(int level, const std::filesystem::path& file) {
     std::string id = "/L";
     id.append(std::to_string(level)).append("/").append(file.filename().string());
     return id;
+}
+
+inline std::vector<std::uint8_t> slurp(const std::filesystem::path& p, std::size_t max_bytes = SIZE_MAX) {
+    std::ifstream f(p, std::ios::binary);
+    std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(f)), {});
+    if (data.size() > max_bytes) data.resize(max_bytes);
+    return data;
 }
 
 }  // namespace flowdeflate::bench

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_corpus.hpp"
 #include "core/parallel.hpp"
 #include "flowdeflate/flowdeflate.hpp"
 
@@ -30,10 +31,7 @@ namespace {
 
 namespace core = flowdeflate::core;
 
-std::vector<std::uint8_t> slurp(const std::filesystem::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    return std::vector<std::uint8_t>((std::istreambuf_iterator<char>(f)), {});
-}
+using flowdeflate::bench::slurp;
 
 std::vector<long> numbers_from_env(const char* name, const char* fallback) {
     const char* v = std::getenv(name);

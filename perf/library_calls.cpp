@@ -23,10 +23,7 @@
 
 namespace {
 
-std::vector<std::uint8_t> slurp(const std::filesystem::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    return std::vector<std::uint8_t>((std::istreambuf_iterator<char>(f)), {});
-}
+using flowdeflate::bench::slurp;
 
 void bm_buffer(benchmark::State& state, std::filesystem::path path, int level) {
     const std::vector<std::uint8_t> in = slurp(path);

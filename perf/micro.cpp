@@ -15,8 +15,6 @@
 #include <libdeflate.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
 #include "bench_corpus.hpp"
@@ -36,12 +34,7 @@ using core::u32;
 const std::vector<u8>& input() {
     static const std::vector<u8> data = [] {
         for (const auto& f : bench::corpus_files(std::uintmax_t(1) << 40))
-            if (f.filename() == "packages.txt") {
-                std::ifstream in(f, std::ios::binary);
-                std::vector<u8> d((std::istreambuf_iterator<char>(in)), {});
-                d.resize(std::min<std::size_t>(d.size(), 8u << 20));
-                return d;
-            }
+            if (f.filename() == "packages.txt") return bench::slurp(f, 8u << 20);
         return testing::generate(testing::Kind::text, 8u << 20, 1);
     }();
     return data;
@@ -112,8 +105,7 @@ void encode_block(benchmark::State& state) {
     core::ChunkSearcher searcher(6);
     core::Resolver resolver(6, Tracks::history);
     core::Chunker chunker(in.data(), 1u << 20);
-    const bool eof = in.size() <= chunker.need_bytes();
-    const core::ChunkJob job = chunker.next(eof ? in.data() + in.size() : chunker.need(), eof);
+    const core::ChunkJob job = *chunker.next_from(in.data() + in.size(), true);
     std::unique_ptr<core::ResolvedBlock> first;
     resolver.resolve(searcher.search(job, resolver.plan()), [&](std::unique_ptr<core::ResolvedBlock> b) {
         if (!first) first = std::move(b);

@@ -18,8 +18,6 @@
 #include <unistd.h>
 
 #include <tbb/flow_graph.h>
-#include <tbb/global_control.h>
-#include <tbb/info.h>
 
 #include <cerrno>
 #include <condition_variable>
@@ -32,7 +30,6 @@
 #include "core/deflate_compressor.hpp"
 #include "flowdeflate/compress.hpp"
 #include "graph/chunk_graph.hpp"
-#include "graph/fd_io.hpp"
 #include "graph/pipeline.hpp"
 
 namespace flowdeflate {
@@ -124,10 +121,8 @@ Result compress(std::span<const std::uint8_t> in, const Sink& sink, const Option
         chunks = std::make_unique<graph::ChunkGraph>(g, po, shape, output, failure, graph::ChunkGraph::Hooks{});
         core::Chunker chunker(in.data(), shape.chunk_size);
         const u8* const end = in.data() + in.size();
-        do {
-            const bool eof = std::size_t(end - chunker.position()) <= chunker.need_bytes();
-            chunks->input().try_put(chunker.next(eof ? end : chunker.need(), eof));
-        } while (!chunker.done());
+        do chunks->input().try_put(*chunker.next_from(end, true));
+        while (!chunker.done());
         g.wait_for_all();
         result.in_bytes = chunks->in_bytes();
         chunks.reset();
@@ -204,10 +199,7 @@ struct StreamCompressor::Impl {
                 g = std::make_unique<tbb::flow::graph>();
                 chunks = std::make_unique<graph::ChunkGraph>(
                     *g, po, *shape, *output, *failure,
-                    graph::ChunkGraph::Hooks{{}, [this](std::size_t done) {
-                                                 if (done > core::kWindowSize)
-                                                     window.release_before(window.begin() + (done - core::kWindowSize));
-                                             }});
+                    graph::ChunkGraph::Hooks{{}, [this](std::size_t done) { window.release_behind(done); }});
             });
         } else {
             capacity = core::kWindowSize + core::kStreamLookahead + core::kSoftMaxBlockLength +
@@ -257,11 +249,9 @@ struct StreamCompressor::Impl {
         const u8* present = window.present_end();
         const bool ended = window.ended();
         while (!chunker->done()) {
-            const std::size_t have = std::size_t(present - chunker->position());
-            const bool eof = ended && have <= chunker->need_bytes();
-            if (!eof && have < chunker->need_bytes()) break;
-            const core::ChunkJob job = chunker->next(eof ? present : chunker->need(), eof);
-            arena.get().execute([&] { chunks->input().try_put(job); });
+            const std::optional<core::ChunkJob> job = chunker->next_from(present, ended);
+            if (!job) break;
+            arena.get().execute([&] { chunks->input().try_put(*job); });
         }
     }
 
@@ -354,10 +344,7 @@ Result compress_file(const std::filesystem::path& in, const std::filesystem::pat
         result = {r.in_bytes, r.out_bytes};
     } else {
         // No threads of our own: this thread reads, the arena compresses and writes.
-        StreamCompressor stream(po, [&](std::span<const std::uint8_t> b) {
-            if (!graph::write_all(output.fd(), b.data(), b.size()))
-                throw Error(out.string() + ": " + std::strerror(errno));
-        });
+        StreamCompressor stream(po, api::fd_sink(output.fd(), out.string()));
         std::vector<u8> buf(1u << 20);
         for (;;) {
             const ssize_t n = ::read(in_fd.get(), buf.data(), buf.size());

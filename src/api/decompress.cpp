@@ -100,18 +100,10 @@ Result decompress_file(const std::filesystem::path& in, const std::filesystem::p
     Bytes data;
     if (!graph::read_all(fd.get(), data)) throw Error(in.string() + ": read error: " + std::strerror(errno));
     api::FileOutput output(out, st.st_mode & 07777);
-    struct WriteError : Error {
-        using Error::Error;
-    };
     Result r;
     try {
-        r = decompress(data,
-                       [&](std::span<const std::uint8_t> b) {
-                           if (!graph::write_all(output.fd(), b.data(), b.size()))
-                               throw WriteError(out.string() + ": " + std::strerror(errno));
-                       },
-                       format);
-    } catch (const WriteError&) {
+        r = decompress(data, api::fd_sink(output.fd(), out.string()), format);
+    } catch (const api::WriteError&) {
         throw;
     } catch (const Error& e) {
         throw Error(in.string() + ": " + e.what());

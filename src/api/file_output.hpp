@@ -15,7 +15,8 @@
 #include <filesystem>
 #include <string>
 
-#include "flowdeflate/core.hpp"
+#include "flowdeflate/compress.hpp"
+#include "graph/fd_io.hpp"
 
 namespace flowdeflate::api {
 
@@ -40,6 +41,21 @@ public:
 private:
     int fd_;
 };
+
+/// A write to an output failed; the message names it.  Sinks throw this type so that a
+/// caller can tell the output's failure from the input's (which it names itself).
+class WriteError : public Error {
+public:
+    using Error::Error;
+};
+
+/// A Sink that writes everything to @p fd (retrying short writes and EINTR); throws
+/// WriteError naming @p name.
+inline Sink fd_sink(int fd, std::string name) {
+    return [fd, name = std::move(name)](std::span<const std::uint8_t> b) {
+        if (!graph::write_all(fd, b.data(), b.size())) throw WriteError(name + ": " + std::strerror(errno));
+    };
+}
 
 class FileOutput {
 public:

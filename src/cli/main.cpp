@@ -296,24 +296,15 @@ Status compress_one(const Options& o, const std::string& path) {
 // ---- decompression and testing -----------------------------------------------------------
 
 using graph::read_all;
-using graph::write_all;
 
 /// Decompresses @p in (every member, for gzip) into @p out_fd, or only checks it when
 /// out_fd < 0.
 Status decompress_members(const Options& o, const std::uint8_t* in, std::size_t n, const std::string& name,
                           int out_fd, const std::string& out_name, std::uint64_t& out_total) {
-    struct WriteError : Error {
-        using Error::Error;
-    };
     try {
-        out_total = decompress({in, n},
-                               [&](std::span<const std::uint8_t> b) {
-                                   if (out_fd >= 0 && !write_all(out_fd, b.data(), b.size()))
-                                       throw WriteError(out_name + ": " + errno_text());
-                               },
-                               o.format)
-                        .out_bytes;
-    } catch (const WriteError& e) {
+        const Sink sink = out_fd >= 0 ? api::fd_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
+        out_total = decompress({in, n}, sink, o.format).out_bytes;
+    } catch (const api::WriteError& e) {
         return error(e.what());
     } catch (const Error& e) {
         return error(name + ": " + e.what());

@@ -218,6 +218,13 @@ ChunkJob Chunker::next(const u8* data_end, bool eof) {
     return job;
 }
 
+std::optional<ChunkJob> Chunker::next_from(const u8* present, bool ended) {
+    const std::size_t have = std::size_t(present - next_.end);
+    if (ended && have <= need_bytes()) return next(present, true);
+    if (have < need_bytes()) return std::nullopt;
+    return next(need(), false);
+}
+
 // ---- Search -------------------------------------------------------------------------
 
 struct ChunkSearcher::Impl {
@@ -912,8 +919,7 @@ std::vector<u8> compress_chunked(std::span<const u8> in, int level, Format forma
     Chunker chunker(in.data(), options.chunk_size);
     do {
         // What a reader would know when it hands the chunk out.
-        const bool eof = std::size_t(end - chunker.position()) <= chunker.need_bytes();
-        const ChunkJob job = chunker.next(eof ? end : chunker.need(), eof);
+        const ChunkJob job = *chunker.next_from(end, true);
         resolver.resolve(searcher.search(job, resolver.plan()), [&](std::unique_ptr<ResolvedBlock> block) {
             encoder.encode(*block, coded);
             assembler.append(coded);

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -78,20 +79,23 @@ std::size_t chunk_overlap(std::size_t chunk_size);
 class Chunker {
 public:
     Chunker(const u8* in_begin, std::size_t chunk_size);
-    /// Where the next job begins.
-    [[nodiscard]] const u8* position() const { return next_.end; }
-    /// Bytes past position() that the next job needs present, unless the input ends first.
-    [[nodiscard]] std::size_t need_bytes() const { return chunk_size_ + lookahead_; }
+    /// The end of the input the next job needs present, unless the input ends before it.
     [[nodiscard]] const u8* need() const { return next_.end + need_bytes(); }
-    /// The next job, with the input present up to @p data_end (at least need(), unless
-    /// @p eof: then data_end is the end of the input).
-    ChunkJob next(const u8* data_end, bool eof);
+    /// The next job if its input is in: @p present is the end of the input that is there,
+    /// @p ended says it is the end of all input.  What every way in calls (a buffer, a
+    /// caller's writes, a reader thread): the job sees exactly need() bytes, or the end.
+    std::optional<ChunkJob> next_from(const u8* present, bool ended);
     /// The last job (the one that reaches the end of the input) was made.
     [[nodiscard]] bool done() const { return done_; }
     /// The index the next job gets.
     [[nodiscard]] std::size_t index() const { return next_.index; }
 
 private:
+    [[nodiscard]] std::size_t need_bytes() const { return chunk_size_ + lookahead_; }
+    /// The next job, with the input present up to @p data_end (need(), or the end of the
+    /// input when @p eof).
+    ChunkJob next(const u8* data_end, bool eof);
+
     ChunkJob next_;
     std::size_t chunk_size_;
     std::size_t lookahead_;
