@@ -66,6 +66,34 @@ private:
     const PipelineOptions& options_;
 };
 
+/// Output segments to the writer's I/O thread, for both fd graphs: checks cancellation,
+/// counts for the probe, waits for room in the writer (the bound on output in flight),
+/// hands the segment on and reports progress.  hand_off() sends it to the writer; the
+/// sequential graph sends it through its Write node instead.
+class WriterSink : public core::SegmentSink {
+public:
+    WriterSink(OutputWriter& writer, const InputWindow& window, const PipelineOptions& options)
+        : writer_(writer), window_(window), options_(options) {}
+    void write(std::vector<std::uint8_t>&& segment) final {
+        check_cancelled(options_);
+        if (options_.probe) ++options_.probe->segments_out;
+        writer_.reserve();
+        out_bytes_ += segment.size();
+        hand_off(std::move(segment));
+        if (options_.progress) options_.progress(window_.bytes_read(), out_bytes_);
+    }
+    std::vector<std::uint8_t> buffer(std::size_t size) override { return writer_.buffer(size); }
+
+protected:
+    virtual void hand_off(std::vector<std::uint8_t>&& segment) { writer_.push(std::move(segment), [] {}); }
+
+private:
+    OutputWriter& writer_;
+    const InputWindow& window_;
+    const PipelineOptions& options_;
+    std::uint64_t out_bytes_ = 0;
+};
+
 /// The parallel graph's sizes, with the defaults filled in.
 struct ParallelShape {
     int threads = 1;

@@ -36,27 +36,6 @@ std::uint64_t now_ns() {
 
 using Bytes = std::vector<std::uint8_t>;
 
-// Assemble's segments go straight to the writer's I/O thread.
-class WriterSink final : public core::SegmentSink {
-public:
-    WriterSink(OutputWriter& writer, const InputWindow& window, const PipelineOptions& options)
-        : writer_(writer), window_(window), options_(options) {}
-    void write(Bytes&& segment) override {
-        check_cancelled(options_);
-        if (options_.probe) ++options_.probe->segments_out;
-        writer_.reserve();  // bounds the output waiting for the writer
-        out_bytes_ += segment.size();
-        writer_.push(std::move(segment), [] {});
-        if (options_.progress) options_.progress(window_.bytes_read(), out_bytes_);
-    }
-    Bytes buffer(std::size_t size) override { return writer_.buffer(size); }
-
-private:
-    OutputWriter& writer_;
-    const InputWindow& window_;
-    const PipelineOptions& options_;
-    std::uint64_t out_bytes_ = 0;
-};
 
 // Lets the chunker hand out chunk k only while k < resolved + limit (the search window)
 // and while the chunk starts less than `slack` bytes past what assembly has finished:

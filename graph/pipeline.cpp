@@ -24,29 +24,20 @@ struct Segment {
 };
 struct InputArriving {};                 // Read -> Compress: the window is filling
 
-// Compress's output: each finished segment leaves through the node's port.
-class PortSink : public core::SegmentSink {
+// Compress's output: each finished segment leaves through the node's port (numbered, for
+// the sequencer in front of Write).
+class PortSink final : public WriterSink {
 public:
     using Ports = tbb::flow::multifunction_node<InputArriving, std::tuple<Segment>>::output_ports_type;
     PortSink(Ports& ports, OutputWriter& writer, const InputWindow& window, const PipelineOptions& options)
-        : ports_(ports), writer_(writer), window_(window), options_(options) {}
-    void write(Bytes&& segment) override {
-        check_cancelled(options_);
-        if (options_.probe) ++options_.probe->segments_out;
-        writer_.reserve();  // the bound on output in flight: waits for the writer
-        out_bytes_ += segment.size();
-        std::get<0>(ports_).try_put(Segment{next_seq_++, std::make_shared<Bytes>(std::move(segment))});
-        if (options_.progress) options_.progress(window_.bytes_read(), out_bytes_);
-    }
-    Bytes buffer(std::size_t size) override { return writer_.buffer(size); }
+        : WriterSink(writer, window, options), ports_(ports) {}
 
 private:
+    void hand_off(Bytes&& segment) override {
+        std::get<0>(ports_).try_put(Segment{next_seq_++, std::make_shared<Bytes>(std::move(segment))});
+    }
     Ports& ports_;
-    OutputWriter& writer_;
-    const InputWindow& window_;
-    const PipelineOptions& options_;
     std::size_t next_seq_ = 0;
-    std::uint64_t out_bytes_ = 0;
 };
 
 }  // namespace
