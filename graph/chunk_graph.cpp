@@ -1,6 +1,8 @@
 // chunk_graph.cpp - see chunk_graph.hpp.  The nodes are wired in ChunkGraph's constructor.
 #include "graph/chunk_graph.hpp"
 
+#include "core/clock.hpp"
+
 #include <tbb/info.h>
 
 #include <chrono>
@@ -13,11 +15,8 @@ using TracksMsg = std::shared_ptr<const core::ChunkTracks>;
 using BlockMsg = std::shared_ptr<const core::ResolvedBlock>;
 using CodedMsg = std::shared_ptr<const core::CodedBlock>;
 
-std::uint64_t now_ns() {
-    return std::uint64_t(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-            .count());
-}
+using core::now_ns;
+using core::thread_cpu_ns;
 
 }  // namespace
 
@@ -81,7 +80,7 @@ struct ChunkGraph::Nodes {
     std::atomic<std::size_t> blocks_out{0};  // between Resolve and Assemble
     std::atomic<std::uint64_t> ring_full_since{0}, ring_full_ns{0};
     std::uint64_t assemble_ns = 0, resolver_wait_ns = 0, last_resolved_ns = 0;
-    std::vector<std::uint32_t> chunk_search_us;
+    std::vector<std::uint32_t> chunk_search_us, chunk_resolve_us;
 
     tbb::flow::queue_node<core::ChunkJob> chunk_queue;
     tbb::flow::limiter_node<core::ChunkJob> search_window;
@@ -160,6 +159,7 @@ struct ChunkGraph::Nodes {
         const std::uint64_t t0 = now_ns();
         if (last_resolved_ns != 0) resolver_wait_ns += t0 - last_resolved_ns;
         chunk_search_us.push_back(std::uint32_t(tracks->search_ns / 1000));
+        const std::uint64_t resolved_before = resolver.stats().resolve_ns;
         if (!failure.failed()) {
             try {
                 if (!in_begin) in_begin = tracks->job.in_begin;
@@ -173,6 +173,7 @@ struct ChunkGraph::Nodes {
                 failure.fail(std::current_exception());
             }
         }
+        chunk_resolve_us.push_back(std::uint32_t((resolver.stats().resolve_ns - resolved_before) / 1000));
         std::get<1>(ports).try_put(tbb::flow::continue_msg());
         if (options.probe) ++options.probe->chunks_resolved;
         if (hooks.resolved) hooks.resolved();
@@ -184,11 +185,11 @@ struct ChunkGraph::Nodes {
         auto coded = std::make_shared<core::CodedBlock>();
         coded->index = block->index;
         if (failure.failed()) return coded;
-        const std::uint64_t t0 = now_ns();
+        const std::uint64_t t0 = thread_cpu_ns();
         auto& encoder = encoders.local();
         if (!encoder) encoder = std::make_unique<core::BlockEncoder>();
         encoder->encode(*block, *coded);
-        code_ns += now_ns() - t0;
+        code_ns += thread_cpu_ns() - t0;
         if (options.probe) ++options.probe->blocks_coded;
         return coded;
     }
@@ -196,7 +197,7 @@ struct ChunkGraph::Nodes {
     // Assemble: serial, in block order; frees the block's place in the ring.
     void assemble_body(const CodedMsg& coded, AssembleNode::output_ports_type& ports) {
         if (!failure.failed()) {
-            const std::uint64_t t0 = now_ns();
+            const std::uint64_t t0 = thread_cpu_ns();
             try {
                 assembler.append(*coded);
                 if (coded->is_final) {
@@ -208,7 +209,7 @@ struct ChunkGraph::Nodes {
             } catch (...) {
                 failure.fail(std::current_exception());
             }
-            assemble_ns += now_ns() - t0;
+            assemble_ns += thread_cpu_ns() - t0;
         }
         if (blocks_out-- == std::size_t(shape.ring)) ring_full_ns += now_ns() - ring_full_since;
         if (options.probe) ++options.probe->blocks_assembled;
@@ -243,6 +244,7 @@ void ChunkGraph::collect(PipelineStats& stats) const {
     stats.ring_full_ns = n.ring_full_ns;
     stats.tracks_searched = n.tracks_searched;
     stats.chunk_search_us = n.chunk_search_us;
+    stats.chunk_resolve_us = n.chunk_resolve_us;
 }
 
 }  // namespace flowdeflate::graph

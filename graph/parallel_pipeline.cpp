@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/clock.hpp"
 #include "core/parallel.hpp"
 #include "graph/arena.hpp"
 #include "graph/chunk_graph.hpp"
@@ -28,11 +29,7 @@
 namespace flowdeflate::graph {
 namespace {
 
-std::uint64_t now_ns() {
-    return std::uint64_t(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-            .count());
-}
+using core::now_ns;
 
 using Bytes = std::vector<std::uint8_t>;
 

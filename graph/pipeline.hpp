@@ -53,6 +53,8 @@ struct PipelineStats {
     int ahead = 0;
     int ring = 0;
     core::ResolverStats resolver{};
+    // Node costs are CPU time of the threads that ran the bodies (core/clock.hpp); waits,
+    // stalls and wall_ns are wall time.
     std::uint64_t search_ns = 0;       ///< all Search bodies together
     std::uint64_t code_ns = 0;         ///< all Code bodies together
     std::uint64_t assemble_ns = 0;     ///< all Assemble bodies together
@@ -60,7 +62,8 @@ struct PipelineStats {
     std::uint64_t ring_full_ns = 0;      ///< the block ring was full (blocks waited in front of it)
     std::uint64_t wall_ns = 0;
     std::uint64_t tracks_searched = 0;   ///< tracks over all chunks
-    std::vector<std::uint32_t> chunk_search_us;  ///< per chunk, in order
+    std::vector<std::uint32_t> chunk_search_us;   ///< per chunk, in order
+    std::vector<std::uint32_t> chunk_resolve_us;  ///< the resolver's own time per chunk, in order
 };
 
 struct PipelineResult {

@@ -2,6 +2,9 @@
 // on the first 8 MiB of a corpus file (FLOWDEFLATE_CORPUS or build/corpus; packages.txt,
 // else generated text):
 //
+//   mf_hash_table_L1 / mf_hash_chains_L6 / mf_hash_chains_L9 / mf_binary_trees_L12 :
+//       a match finder alone: one search (which also inserts the position) at *every*
+//       position, with the level's depth and nice length, no parsing; bytes/s = positions/s
 //   parse_fastest / parse_greedy / parse_lazy / parse_lazy2 : a level's parser with its
 //       match finder (ht for level 1, hc for 2-9), blocks to a counting sink
 //   huffman_litlen       : length-limited canonical code for a 288-symbol alphabet
@@ -18,6 +21,9 @@
 #include <vector>
 
 #include "bench_corpus.hpp"
+#include "core/bt_match_finder.hpp"
+#include "core/hc_match_finder.hpp"
+#include "core/ht_match_finder.hpp"
 #include "core/huffman.hpp"
 #include "core/parallel.hpp"
 #include "core/parser_fastest.hpp"
@@ -39,6 +45,66 @@ const std::vector<u8>& input() {
     }();
     return data;
 }
+
+// The match finders alone.  Searches stop kMaxMatchLen + 8 bytes before the end, so that
+// max_len and nice_len never need shortening and every search reads only the input.
+template <class Search>
+void match_finder(benchmark::State& state, Search&& search) {
+    const auto& in = input();
+    const u8* const end = in.data() + in.size() - core::kMaxMatchLen - 8;
+    u32 found = 0;
+    for (auto _ : state) found += search(in.data(), end);
+    benchmark::DoNotOptimize(found);
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(end - in.data()));
+}
+
+void mf_hash_table_L1(benchmark::State& state) {
+    const core::LevelParams params = core::LevelParams::for_level(1);
+    auto mf = std::make_unique<core::HtMatchFinder>();
+    match_finder(state, [&](const u8* begin, const u8* end) {
+        mf->init(begin);
+        u32 hash = 0, sum = 0, offset = 0;
+        for (const u8* p = begin; p < end; ++p)
+            sum += mf->longest_match(p, core::kMaxMatchLen, params.nice_match_length, hash, offset);
+        return sum;
+    });
+}
+BENCHMARK(mf_hash_table_L1)->Unit(benchmark::kMillisecond);
+
+void hash_chains(benchmark::State& state, int level) {
+    const core::LevelParams params = core::LevelParams::for_level(level);
+    auto mf = std::make_unique<core::HcMatchFinder>();
+    match_finder(state, [&](const u8* begin, const u8* end) {
+        mf->init(begin);
+        u32 hashes[2] = {0, 0}, sum = 0, offset = 0;
+        for (const u8* p = begin; p < end; ++p)
+            sum += mf->longest_match(p, core::kMinMatchLen - 1, core::kMaxMatchLen, params.nice_match_length,
+                                     params.max_search_depth, hashes, offset);
+        return sum;
+    });
+}
+void mf_hash_chains_L6(benchmark::State& s) { hash_chains(s, 6); }
+void mf_hash_chains_L9(benchmark::State& s) { hash_chains(s, 9); }
+BENCHMARK(mf_hash_chains_L6)->Unit(benchmark::kMillisecond);
+BENCHMARK(mf_hash_chains_L9)->Unit(benchmark::kMillisecond);
+
+void mf_binary_trees_L12(benchmark::State& state) {
+    const core::LevelParams params = core::LevelParams::for_level(12);
+    auto mf = std::make_unique<core::BtMatchFinder>();
+    std::vector<core::LzMatch> matches(core::kMaxMatchLen + 1);
+    match_finder(state, [&](const u8* begin, const u8* end) {
+        mf->init(begin);
+        u32 hashes[2] = {0, 0}, sum = 0;
+        for (const u8* p = begin; p < end; ++p) {
+            mf->slide_if_needed(p);
+            sum += u32(mf->get_matches(p, core::kMaxMatchLen, params.nice_match_length, params.max_search_depth,
+                                       hashes, matches.data()) -
+                       matches.data());
+        }
+        return sum;
+    });
+}
+BENCHMARK(mf_binary_trees_L12)->Unit(benchmark::kMillisecond);
 
 template <class Parser>
 void parse(benchmark::State& state, int level) {

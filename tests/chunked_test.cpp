@@ -5,8 +5,9 @@
 //
 //   ChunkedDifferential/*  levels 1-9 x chunk sizes 4 KiB, 64 KiB, 1 MiB x every generated
 //                          kind of data (sizes chosen so chunk ends fall inside matches,
-//                          blocks and at block ends), tracks auto (assuming 64 and 1
-//                          workers), history and all.
+//                          blocks and at block ends), tracks auto (assuming 64
+//                          workers; and 1, where the resolver parses alone), history
+//                          and all.
 //   ChunkedRealFiles/*     real files from /usr/lib and /usr/share at 4 KiB and 64 KiB.
 //   ChunkedEdges           empty, tiny, exactly one chunk, one chunk + 1 byte.
 #include <flowdeflate/flowdeflate.hpp>
@@ -87,6 +88,7 @@ TEST_P(ChunkedDifferential, TrackModes) {
     const Bytes data = fdt::generate(fdt::Kind::mixed, chunk() * 5 + 999, 3);
     for (const auto mode : {core::TrackMode::history, core::TrackMode::all})
         if (!same_as_reference(data, level(), chunk(), mode, Format::gzip, "mixed")) return;
+    // One worker: no search ahead, the resolver parses every step itself.
     same_as_reference(data, level(), chunk(), core::TrackMode::automatic, Format::gzip, "mixed", nullptr, 1);
 }
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include "cli/options.hpp"
 #include "api/file_output.hpp"
@@ -179,11 +180,6 @@ void write_stats(const std::string& path, const std::string& name, int level, co
     }
     const graph::PipelineStats& s = r.stats;
     const core::ResolverStats& rs = s.resolver;
-    std::string chunks;
-    for (std::size_t i = 0; i < s.chunk_search_us.size(); ++i) {
-        if (i) chunks += ',';
-        chunks += std::to_string(s.chunk_search_us[i]);
-    }
     std::string quoted;
     for (const char c : name) {
         if (c == '"' || c == '\\') quoted += '\\';
@@ -193,11 +189,13 @@ void write_stats(const std::string& path, const std::string& name, int level, co
                "{{\"file\":\"{}\",\"level\":{},\"threads\":{},\"chunk\":{},\"ahead\":{},\"ring\":{},"
                "\"in_bytes\":{},\"out_bytes\":{},\"wall_ns\":{},\"search_ns\":{},\"resolve_ns\":{},"
                "\"code_ns\":{},\"assemble_ns\":{},\"resolver_wait_ns\":{},\"ring_full_ns\":{},\"chunks\":{},\"blocks\":{},"
-               "\"syncs\":{},\"repairs\":{},\"repair_bytes\":{},\"tracks\":{},\"chunk_search_us\":[{}]}}\n",
+               "\"syncs\":{},\"repairs\":{},\"repair_bytes\":{},\"tracks\":{},\"chunk_search_us\":[{}],"
+               "\"chunk_resolve_us\":[{}]}}\n",
                quoted, level, s.threads, s.chunk_size, s.ahead, s.ring, r.in_bytes, r.out_bytes, s.wall_ns,
                s.search_ns, rs.resolve_ns, s.code_ns, s.assemble_ns, s.resolver_wait_ns, s.ring_full_ns, rs.chunks,
                rs.blocks, rs.syncs,
-               rs.repairs, rs.repair_bytes, s.tracks_searched, chunks);
+               rs.repairs, rs.repair_bytes, s.tracks_searched, fmt::join(s.chunk_search_us, ","),
+               fmt::join(s.chunk_resolve_us, ","));
     std::fclose(f);
 }
 
@@ -233,11 +231,15 @@ void report(const Options& o, const std::string& name, std::uint64_t in, std::ui
     const auto ms = [](std::uint64_t ns) { return double(ns) / 1e6; };
     fmt::print(stderr,
                "  parallel graph: {} threads, chunk {} bytes, ahead {}, ring {}\n"
-               "  chunks {} ({} searched with the history track only, {} tracks in all), blocks {}, syncs {}\n"
+               "  chunks {} ({}), blocks {}, syncs {}\n"
                "  repairs {}: {} bytes ({:.3f}% of the input); causes: min match length {}, chunk start {}\n"
                "  time (ms): search {:.1f}, resolve {:.1f}, code {:.1f}, assemble {:.1f}; resolver waited {:.1f};"
                " ring full {:.1f}; wall {:.1f}\n",
-               s.threads, s.chunk_size, s.ahead, s.ring, r.chunks, r.history_only_chunks, s.tracks_searched, r.blocks,
+               s.threads, s.chunk_size, s.ahead, s.ring, r.chunks,
+               s.tracks_searched == 0 ? std::string("none searched ahead: one worker, the resolver parsed alone")
+                                      : fmt::format("{} searched with the history track only, {} tracks in all",
+                                                    r.history_only_chunks, s.tracks_searched),
+               r.blocks,
                r.syncs, r.repairs, r.repair_bytes, in ? 100.0 * double(r.repair_bytes) / double(in) : 0.0,
                r.repairs_min_len, r.repairs_phase, ms(s.search_ns), ms(r.resolve_ns), ms(s.code_ns),
                ms(s.assemble_ns), ms(s.resolver_wait_ns), ms(s.ring_full_ns), ms(s.wall_ns));

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "core/block_split.hpp"
+#include "core/clock.hpp"
 #include "core/framing.hpp"
 #include "core/input_stream.hpp"
 #include "core/parser_fastest.hpp"
@@ -88,12 +89,6 @@ struct TrackRecorder : NoTrace {
         out.finish();
     }
 };
-
-std::uint64_t now_ns() {
-    return std::uint64_t(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-            .count());
-}
 
 // libdeflate's block logic between two steps (levels 1-9): where a block ends and, at the
 // lazy levels, which min match length the next step uses.  The resolver runs it for the
@@ -455,8 +450,8 @@ ChunkSearcher::~ChunkSearcher() = default;
 std::unique_ptr<ChunkTracks> ChunkSearcher::search(const ChunkJob& job, const TrackPlan& plan) {
     auto out = std::make_unique<ChunkTracks>();
     out->job = job;
-    const std::uint64_t t0 = now_ns();
-    if (job.begin < job.stop) {
+    const std::uint64_t t0 = thread_cpu_ns();
+    if (job.begin < job.stop && (plan.history || !plan.fixed.empty())) {
         if (impl_->fastest)
             impl_->search_fastest(job, *out);
         else if (impl_->greedy)
@@ -466,7 +461,7 @@ std::unique_ptr<ChunkTracks> ChunkSearcher::search(const ChunkJob& job, const Tr
         else
             impl_->search_lazy(*impl_->lazy2, job, plan, *out);
     }
-    out->search_ns = now_ns() - t0;
+    out->search_ns = thread_cpu_ns() - t0;
     return out;
 }
 
@@ -516,10 +511,14 @@ class ResolverCore final : public ResolverBase {
 
 public:
     ResolverCore(const LevelParams& params, TrackMode mode, int workers)
-        : params_(params), mode_(mode), workers_(std::max(1, workers)), repairer_(params) {}
+        : params_(params),
+          mode_(mode),
+          workers_(std::max(1, workers)),
+          alone_(mode == TrackMode::automatic && workers_ == 1),
+          repairer_(params) {}
 
     void resolve(std::shared_ptr<const ChunkTracks> tracks, const Resolver::Emit& emit) override {
-        const std::uint64_t t0 = now_ns();
+        const std::uint64_t t0 = thread_cpu_ns();
         emit_ns_ = 0;
         const ChunkJob& job = tracks->job;
         if (in_begin_ == nullptr) {
@@ -563,7 +562,7 @@ public:
         }
         drop_old_sources();
         clean_chunks_ = chunk_missed_ ? 0 : clean_chunks_ + 1;
-        const std::uint64_t own_ns = now_ns() - t0 - emit_ns_;
+        const std::uint64_t own_ns = thread_cpu_ns() - t0 - emit_ns_;
         stats.resolve_ns += own_ns;
         // Load of the resolver against the search, per track, smoothed over ~8 chunks.
         if (!tracks->tracks.empty()) {
@@ -577,8 +576,16 @@ public:
     // time per chunk than the workers need to search one (search time / workers).  With
     // few workers the search is the bottleneck, and a repair costs less than the extra
     // tracks every chunk would; with many, repairs would hold everybody up.
+    //
+    // With one worker nothing runs beside the resolver, so a search ahead only doubles the
+    // work where it misses: the resolver parses every step itself (alone_), and chunks are
+    // not searched at all.
     [[nodiscard]] TrackPlan plan() const override {
         TrackPlan plan;
+        if (alone_) {
+            plan.history = false;
+            return plan;
+        }
         if constexpr (kFastest) return plan;
         const bool missing = clean_chunks_ < kCleanChunksForHistoryOnly;
         const bool all_tracks = mode_ == TrackMode::all ||
@@ -625,9 +632,9 @@ private:
         block->is_final = eof_ && pos_ == data_end_;
         in_block_ = false;
         stats.blocks++;
-        const std::uint64_t t0 = now_ns();
+        const std::uint64_t t0 = thread_cpu_ns();
         emit(std::move(block));
-        emit_ns_ += now_ns() - t0;  // the resolver's own time excludes what emit does
+        emit_ns_ += thread_cpu_ns() - t0;  // the resolver's own time excludes what emit does
     }
 
     [[nodiscard]] bool fits(const Cursor& c) const {
@@ -636,6 +643,10 @@ private:
     }
 
     void take_step() {
+        if (alone_) {
+            parse_step();
+            return;
+        }
         if (following_ != nullptr && following_src_ != &sources_.back() && pos_ >= sources_.back().chunk->job.begin) {
             // Move on to the newest chunk's tracks as soon as one meets us.
             for (Cursor& c : sources_.back().cursors) {
@@ -711,7 +722,6 @@ private:
 
     void repair_step(bool some_track_here) {
         if (!repairing_) {
-            repairing_ = true;
             stats.repairs++;
             if (some_track_here) {
                 stats.repairs_min_len++;
@@ -719,12 +729,21 @@ private:
             } else {
                 stats.repairs_phase++;
             }
+        }
+        const u8* const before = pos_;
+        parse_step();
+        stats.repair_bytes += std::uint64_t(pos_ - before);
+    }
+
+    // One step parsed by the resolver itself, exactly as the sequential parser would.
+    void parse_step() {
+        if (!repairing_) {
+            repairing_ = true;
             if constexpr (kFastest)
                 repairer_.prime(in_begin_, pos_, repair_hash_);
             else
                 repairer_.prime(in_begin_, pos_, repair_hashes_);
         }
-        const u8* const before = pos_;
         Apply out{*this};
         if constexpr (kFastest) {
             u32 max_len = kMaxMatchLen, nice_len = std::min(repairer_.nice_len(), kMaxMatchLen);
@@ -732,7 +751,6 @@ private:
         } else {
             pos_ = repairer_.step(pos_, blk_.in_end, blk_.min_len, repair_hashes_, out);
         }
-        stats.repair_bytes += std::uint64_t(pos_ - before);
     }
 
     void note_min_len(u32 m) {
@@ -761,6 +779,7 @@ private:
     LevelParams params_;
     TrackMode mode_;
     int workers_;
+    bool alone_;  ///< one worker, automatic tracks: no search ahead, the resolver parses
     Parser repairer_;
     u32 repair_hashes_[2] = {0, 0};
     u32 repair_hash_ = 0;

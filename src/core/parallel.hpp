@@ -154,7 +154,7 @@ struct Track {
 struct ChunkTracks {
     ChunkJob job;
     std::vector<Track> tracks;
-    std::uint64_t search_ns = 0;  ///< time the search took
+    std::uint64_t search_ns = 0;  ///< CPU time the search took (core/clock.hpp)
 };
 
 /// Searches chunks; one per worker thread (it holds the match finders).
@@ -192,7 +192,7 @@ struct ResolverStats {
     std::uint64_t repairs_min_len = 0;  ///< repairs where a track stood at the position, with another min_len
     std::uint64_t repairs_phase = 0;    ///< repairs where no track had a step at the position
     std::uint64_t history_only_chunks = 0;  ///< chunks searched with the history track only
-    std::uint64_t resolve_ns = 0;
+    std::uint64_t resolve_ns = 0;  ///< the resolver's own CPU time, emitting excluded
 };
 
 /// The serial resolver.  Feed it every chunk's tracks in order.
