@@ -548,11 +548,9 @@ public:
         chunk_missed_ = false;
         while (pos_ < limit) {
             if (!in_block_) begin_block();
-            if constexpr (kFastest) {
-                if (follow_run(limit)) {
-                    if (!blk_.continues(pos_)) end_block(emit);
-                    continue;
-                }
+            if (alone_ ? parse_run(limit) : follow_run(limit)) {
+                if (!blk_.continues(pos_)) end_block(emit);
+                continue;
             }
             const u32 min_len_before = blk_.min_len;
             blk_.before_step(pos_, freqs_.litlen, params_.max_search_depth);
@@ -677,21 +675,40 @@ private:
         repair_step(some_track_here);
     }
 
-    // Level 1: many steps of the followed track in one tight loop.  Its steps depend on
-    // nothing the resolver holds, and its block logic only counts positions and matches,
-    // so the loop checks exactly what take_step() and BlockLogic::continues() would check
-    // between two steps; it stops where the newest chunk's tracks may take over.
+    // Many steps in one tight loop, up to the next place where the block logic looks at
+    // more than counters: the block's maximum end, the sequence store's limit, a
+    // block-split check (due every 512 observations), a min_len recalculation, or (when
+    // following) a step parsed with another min_len or where the newest chunk's tracks
+    // may take over.  Between two such places take_step() and BlockLogic::continues()
+    // would decide exactly as these loops do, one step at a time.
+    [[nodiscard]] const u8* run_stop(const u8* limit) const {
+        const u8* stop = std::min(limit, blk_.max_block_end);
+        if constexpr (BlockLogic<Parser>::kRecalc) stop = std::min(stop, blk_.next_recalc);
+        return stop;
+    }
+    [[nodiscard]] bool run_goes_on(const u8* stop) const {
+        if constexpr (!kFastest)
+            if (blk_.split.num_new_observations >= BlockSplitStats::kObservationsPerCheck) return false;
+        return pos_ < stop && blk_.num_matches < blk_.seq_limit;
+    }
+
+    // The followed track's steps.
     bool follow_run(const u8* limit) {
         Cursor* c = following_;
         if (c == nullptr || c->p != pos_ || c->at_end()) return false;
-        const u8* stop = std::min(limit, blk_.max_block_end);
+        const u8* stop = run_stop(limit);
         if (following_src_ != &sources_.back()) stop = std::min(stop, sources_.back().chunk->job.begin);
-        std::uint64_t steps = 0;
-        while (!c->at_end() && pos_ < stop && blk_.num_matches < blk_.seq_limit) {
-            apply(*c);
-            ++steps;
-        }
-        return steps != 0;
+        const u8* const from = pos_;
+        while (run_goes_on(stop) && !c->at_end() && fits(*c)) apply(*c);
+        return pos_ != from;
+    }
+
+    // One worker: the resolver's own steps.
+    bool parse_run(const u8* limit) {
+        const u8* const stop = run_stop(limit);
+        const u8* const from = pos_;
+        while (run_goes_on(stop)) parse_step();
+        return pos_ != from;
     }
 
     void follow(Cursor& c, Source& s) {

@@ -1,0 +1,255 @@
+"""scripts/scaling.py - the scaling model, shared by scripts/scaling-model and
+scripts/bench: per-chunk costs from `flowdeflate --stats` runs, a list-scheduling replay
+of the graph on P cores, what bounds it there, and the generated section of
+docs/PERFORMANCE.md.
+
+What is measured, per corpus file and level:
+  - hyperfine, in one run (fresh processes, warm-up, order reversed between scenarios):
+    libdeflate-gzip -L -c FILE, flowdeflate -L -pN -c FILE for N = 1 .. the cores here,
+    and `cat FILE` (how fast the reader can get the input at all: the I/O bound);
+  - one run of flowdeflate -L -pP --stats for every P, the projected ones included: with
+    more threads than cores the graph runs as it would on P cores (the search window is
+    P + 4 chunks, the automatic track choice weighs P workers), and every node's cost is
+    the CPU time of the thread that ran it (core/clock.hpp), so time-slicing does not
+    inflate it.  Out come each chunk's search and resolve cost, and the Code and Assemble
+    totals.
+
+The model replays the graph on P cores, chunk by chunk (a list-scheduling simulation):
+  - the reader (its own thread) reads a chunk once the search window has room for it, at
+    the speed `cat` measured;
+  - P workers run, in this order of preference: the resolver on the next chunk (serial,
+    in chunk order, once that chunk is searched), assembly (serial, in order), coding of
+    resolved chunks, and the search of the next chunk if it lies within the window
+    (chunks searched at most `ahead` = P + 4 past the last resolved one);
+  - T(P) = the simulated end of assembly + O, where O (start-up, exit, the header and the
+    last write: what no node counts) = measured wall(1 thread) - simulated(1 thread).
+It assumes one core per worker at this machine's per-core speed (no shared-cache or
+memory-bandwidth limit) and that libdeflate's gzip, one thread, takes as long as here.
+The 2-thread projection is checked against the measured 2-thread run (and so on for every
+thread count this machine has); the error is in the table.
+
+What bounds the run at P cores is the largest of these lower bounds, unless the window
+costs more than 10%:
+  resolver  its serial work (every chunk's resolve, from the first chunk's search on);
+  search    all node work / P (search, code, resolve and assemble share the P workers);
+  I/O       reading the whole input at `cat`'s speed;
+  window    the simulated time with the window exceeds the one without a window limit
+            by more than 10% (too few chunks ahead to keep the workers busy);
+  fill      none of the above within 20%: the time to fill and drain the pipeline
+            (few chunks for this many cores).
+"""
+import datetime
+import json
+import os
+import shlex
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perfdoc  # noqa: E402
+
+FD, REF = perfdoc.FD, perfdoc.REF
+sh = perfdoc.sh
+PROJECTED = [4, 8, 16, 64]  # cores the model projects
+HERE = list(range(1, (os.cpu_count() or 2) + 1))  # thread counts measured here
+
+# The case study's measured factors over libdeflate at levels 1/6/9 (its pictures 3 and 8).
+CASE_STUDY = [
+    ("enwik9 (text, 1 GB), whole program", "i9-11900K, 8 cores, 16 threads", (4.3, 3.7, 4.9)),
+    ("Silesia (12 files, 212 MB), whole program", "i9-11900K, 8 cores, 16 threads", (2.4, 2.2, 3.6)),
+    ("Silesia, whole program", "Xeon E3-1275 v6, 4 cores", (2.1, 1.7, 2.6)),
+    ("enwik9, whole program", "Core Ultra 7 155H laptop", (4.1, 3.3, 2.0)),
+    ("text log 26 MB, in memory (picture 3)", "i9-11900K, 16 threads", (2.4, 1.5, 3.1)),
+    ("source code 12 MB, in memory (picture 3)", "i9-11900K, 16 threads", (2.0, 0.9, 1.7)),
+    ("binary database 163 MB, in memory (picture 3)", "i9-11900K, 16 threads", (2.3, 3.6, 8.2)),
+    ("precompiled header 77 MB, in memory (picture 3)", "i9-11900K, 16 threads", (2.2, 2.6, 6.8)),
+]
+
+
+def stats_of(level, threads, path, tmp):
+    out = os.path.join(tmp, "stats.jsonl")
+    if os.path.exists(out):
+        os.remove(out)
+    r = sh(f"{FD} -{level} -p{threads} --stats {out} -c {shlex.quote(path)} > /dev/null")
+    if r.returncode:
+        sys.exit(f"scaling: flowdeflate -p{threads} failed: {r.stderr}")
+    with open(out) as f:
+        return json.loads(f.readline())
+
+
+def simulate(st, cores, read_s_per_byte, ahead=None):
+    """The graph on `cores` workers with the per-chunk costs of `st` (seconds)."""
+    n = st["chunks"]
+    if n == 0:
+        return 0.0
+    search = [x / 1e6 for x in st["chunk_search_us"]]
+    resolve = [x / 1e6 for x in st["chunk_resolve_us"]]
+    chunk = st["chunk"]
+    size = [min(chunk, st["in_bytes"] - i * chunk) for i in range(n)]
+    size[-1] = max(size[-1], 0)
+    total = max(1, sum(size))
+    code = [st["code_ns"] / 1e9 * s / total for s in size]
+    assemble = [st["assemble_ns"] / 1e9 * s / total for s in size]
+    read = [s * read_s_per_byte for s in size]
+    ahead = n if ahead is None else ahead
+
+    t = 0.0
+    events = []  # (end time, kind, chunk)
+    free = cores
+    reader_busy = False
+    next_read = next_search = next_resolve = next_assemble = 0
+    read_done = [False] * n
+    searched = [False] * n
+    resolved = 0
+    coded = [False] * n
+    to_code = []
+    resolver_busy = assembler_busy = False
+    end = 0.0
+    while True:
+        # The reader fills the window.
+        if not reader_busy and next_read < n and next_read < resolved + ahead:
+            events.append((t + read[next_read], "read", next_read))
+            next_read += 1
+            reader_busy = True
+        # Free workers take work, most urgent first.
+        while free > 0:
+            if not resolver_busy and next_resolve < n and searched[next_resolve]:
+                events.append((t + resolve[next_resolve], "resolve", next_resolve))
+                resolver_busy = True
+            elif not assembler_busy and next_assemble < n and coded[next_assemble]:
+                events.append((t + assemble[next_assemble], "assemble", next_assemble))
+                assembler_busy = True
+            elif to_code:
+                i = to_code.pop(0)
+                events.append((t + code[i], "code", i))
+            elif next_search < n and read_done[next_search] and next_search < resolved + ahead:
+                events.append((t + search[next_search], "search", next_search))
+                next_search += 1
+            else:
+                break
+            free -= 1
+        if not events:
+            break
+        events.sort()
+        t, kind, i = events.pop(0)
+        if kind == "read":
+            reader_busy = False
+            read_done[i] = True
+            continue
+        free += 1
+        if kind == "search":
+            searched[i] = True
+        elif kind == "resolve":
+            resolver_busy = False
+            resolved += 1
+            next_resolve += 1
+            to_code.append(i)
+        elif kind == "code":
+            coded[i] = True
+        elif kind == "assemble":
+            assembler_busy = False
+            next_assemble += 1
+            end = t
+    return end
+
+
+def bound(st, cores, read_s_per_byte):
+    with_window = simulate(st, cores, read_s_per_byte, ahead=cores + 4)
+    unlimited = simulate(st, cores, read_s_per_byte)
+    first = st["chunk_search_us"][0] / 1e6 if st["chunk_search_us"] else 0.0
+    work = (st["search_ns"] + st["code_ns"] + st["resolve_ns"] + st["assemble_ns"]) / 1e9
+    lower = {
+        "resolver": first + st["resolve_ns"] / 1e9,
+        "search": work / cores,
+        "I/O": st["in_bytes"] * read_s_per_byte,
+    }
+    name = max(lower, key=lower.get)
+    if with_window > 1.10 * unlimited:
+        name = "window"
+    elif with_window > 1.20 * lower[name]:
+        name = "fill"
+    return with_window, name
+
+
+
+
+def project(name, path, level, med, same, tmp):
+    """One file and level: `med` holds hyperfine medians (seconds) for "ref", "cat" and
+    "p1" .. "pN" (the cores here).  Runs the --stats runs and the model; returns the row."""
+    size = os.path.getsize(path)
+    read = med["cat"] / max(1, size)
+    st = {P: stats_of(level, P, path, tmp) for P in sorted(set(HERE + PROJECTED))}
+    overhead = max(0.0, med["p1"] - simulate(st[1], 1, read, ahead=5))
+    model = {}
+    for P in sorted(st):
+        t, what = bound(st[P], P, read)
+        model[P] = (t + overhead, what)
+    print(f"scaling: {name} L{level}: ref {med['ref']:.3f}s "
+          + " ".join(f"p{P} {'meas ' + format(med[f'p{P}'], '.3f') + ' ' if P in HERE else ''}"
+                     f"model {model[P][0]:.3f} ({model[P][1]})" for P in sorted(model)), file=sys.stderr)
+    return dict(name=name, size=size, L=level, same=same, med=med, model=model, overhead=overhead, st=st)
+
+
+def section(rows, runs, command):
+    """The text of the <!-- BEGIN scaling --> section of PERFORMANCE.md."""
+    begin, end = perfdoc.markers("scaling")
+    commit = sh(f"git -C {perfdoc.ROOT} rev-parse --short=12 HEAD").stdout.strip()
+    refv = sh(f"{REF} -V").stdout.splitlines()[0] if os.path.exists(REF) else "?"
+    cpu = sh("grep -m1 'model name' /proc/cpuinfo").stdout.split(":")[-1].strip()
+    load = open("/proc/loadavg").read().split()[:3]
+    stamp = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    out = [begin, "", f"Generated by `{command.strip()}` on {stamp}.", "",
+           "Speedup over libdeflate-gzip (one thread, measured here) at the same level: measured on the "
+           "cores this machine has, projected by the model beyond; in brackets what bounds the run there "
+           "(`scripts/scaling-model --help` explains the model and the bounds).", ""]
+    head = "| File | Level | identical | libdeflate-gzip s | " + " | ".join(
+        f"{P} {'thread' if P == 1 else 'threads'}: measured / model" for P in HERE) + " | " + " | ".join(
+        f"{P} cores (model)" for P in PROJECTED) + " |"
+    out += [head, "|" + "---|" * (head.count("|") - 1)]
+    errors = []
+    for r in rows:
+        m, ref = r["med"], r["med"]["ref"]
+        cells = []
+        for P in HERE:
+            meas, mod = m[f"p{P}"], r["model"][P][0]
+            if P > 1:
+                errors.append((mod - meas) / meas)
+                cells.append(f"{ref / meas:.2f}x / {ref / mod:.2f}x ({(mod - meas) / meas * 100:+.0f}%)")
+            else:
+                cells.append(f"{ref / meas:.2f}x / {ref / mod:.2f}x (calibration)")
+        for P in PROJECTED:
+            mod, what = r["model"][P]
+            cells.append(f"**{ref / mod:.2f}x** ({what})")
+        out.append(f"| {r['name']} | {r['L']} | {'yes' if r['same'] else '**NO**'} | {ref:.3f} | "
+                   + " | ".join(cells) + " |")
+    if errors:
+        worst = max(errors, key=abs)
+        out += ["", f"The model against the measured multi-thread runs: largest error {worst * 100:+.1f}% "
+                f"(model minus measured time, over {len(errors)} runs; each in its cell above)."]
+    out += ["", "What the projections rest on: the counters of each `-pP --stats` run (CPU seconds; repairs "
+            "as a share of the input; O, the constant calibrated on the 1-thread run):", "",
+            "| File | Level | P | search | resolve | code | assemble | chunks | tracks | repairs | O s |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        for P, st in sorted(r["st"].items()):
+            out.append(f"| {r['name']} | {r['L']} | {P} | {st['search_ns'] / 1e9:.3f} | "
+                       f"{st['resolve_ns'] / 1e9:.3f} | {st['code_ns'] / 1e9:.3f} | {st['assemble_ns'] / 1e9:.3f} | "
+                       f"{st['chunks']} | {st['tracks']} | "
+                       f"{st['repair_bytes'] / max(1, st['in_bytes']) * 100:.2f}% | {r['overhead']:.3f} |")
+    out += ["", "The case study's measured factors over libdeflate at levels 1 / 6 / 9, beside which these "
+            "projections stand (its figures and machines, `../shared/design/case-study.md`):", "",
+            "| Input | Machine | level 1 | level 6 | level 9 |", "|---|---|---:|---:|---:|"]
+    for what, machine, f in CASE_STUDY:
+        out.append(f"| {what} | {machine} | {f[0]}x | {f[1]}x | {f[2]}x |")
+    out += ["", "Method:", "",
+            f"- Machine: {cpu}, {os.cpu_count()} CPUs; load average before {' '.join(load)}.",
+            f"- flowdeflate commit {commit} (`build/flowdeflate`, Release); reference {refv}.",
+            f"- hyperfine: fresh processes, 1 warm-up, {runs} measured runs, medians; warm page cache; output "
+            "to a pipe hyperfine discards. `cat FILE`, timed in the same hyperfine run, gives the read speed.",
+            "- identical: every measured flowdeflate thread count's output equals libdeflate-gzip's (cmp).",
+            "- Counters: one `--stats` run per thread count; above the machine's cores the run is "
+            "oversubscribed on purpose (node costs are thread CPU time, `src/core/clock.hpp`).",
+            "", end]
+    return "\n".join(out) + "\n"
+
+
+HEADING = "Scaling model: projected speedup at 4 to 64 cores"
