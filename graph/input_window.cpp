@@ -116,7 +116,7 @@ void InputWindow::release_before(const std::uint8_t* p) {
     for (std::size_t at = from; at < upto; at += slot) {
         {
             std::lock_guard lock(mutex_);
-            if (spares_.size() < kMaxSpares) {
+            if (recycle_ && spares_.size() < kMaxSpares) {
                 spares_.push_back(at);
                 continue;
             }
@@ -126,6 +126,30 @@ void InputWindow::release_before(const std::uint8_t* p) {
     }
     std::lock_guard lock(mutex_);
     room_cv_.notify_all();  // a fed window has room again
+}
+
+bool InputWindow::move_spare(std::size_t spare, std::size_t at) {
+    const std::size_t slot = options_.release_step;
+    // MREMAP_DONTUNMAP leaves the old place mapped (empty), so the reserved range never
+    // has a hole.  A plain mremap would unmap it, and before it could be reserved again
+    // another thread's mmap (malloc's, for one) could land there and then be replaced by
+    // the reservation: that corrupted the heap of runs with many threads.
+    if (mremap(base_ + spare, slot, slot, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP, base_ + at) ==
+        MAP_FAILED) {
+        // A kernel without MREMAP_DONTUNMAP (before 5.7): no more recycling; the spare's
+        // pages go back as released slots' do.
+        std::lock_guard lock(mutex_);
+        recycle_ = false;
+        spares_.push_back(spare);
+        while (!spares_.empty()) {
+            madvise(base_ + spares_.front(), slot, MADV_DONTNEED);
+            mprotect(base_ + spares_.front(), slot, PROT_NONE);
+            spares_.pop_front();
+        }
+        return false;
+    }
+    mprotect(base_ + spare, slot, PROT_NONE);
+    return true;
 }
 
 void InputWindow::commit(std::size_t to) {
@@ -142,14 +166,8 @@ void InputWindow::commit(std::size_t to) {
                 spares_.pop_front();
             }
         }
-        if (spare) {
-            // Move the spare's pages (already faulted in, so no zeroing and no faults)
-            // here, and reserve its old place again.
-            void* moved = mremap(base_ + *spare, slot, slot, MREMAP_MAYMOVE | MREMAP_FIXED, base_ + at);
-            if (moved == MAP_FAILED ||
-                mmap(base_ + *spare, slot, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) ==
-                    MAP_FAILED)
-                throw InputError(name_ + ": cannot move memory for the input: " + std::strerror(errno));
+        if (spare && move_spare(*spare, at)) {
+            // The spare's pages (already faulted in: no zeroing, no faults) are here now.
         } else if (mprotect(base_ + at, len, PROT_READ | PROT_WRITE) != 0) {
             throw InputError(name_ + ": cannot commit memory for the input: " + std::strerror(errno));
         }

@@ -99,6 +99,9 @@ private:
     void reserve();
     bool reader_should_run() const;  // with mutex_ held
     void commit(std::size_t to);
+    /// Moves a spare slot's pages to @p at; false (and no more recycling) if the kernel
+    /// cannot move them without leaving a hole.
+    bool move_spare(std::size_t spare, std::size_t at);
     static constexpr std::size_t kMaxSpares = 4;  // released slots kept for reuse
     void fail(std::string message);
 
@@ -120,6 +123,7 @@ private:
     std::size_t committed_ = 0;        // pages made writable up to here
     std::size_t released_ = 0;         // pages released below here
     std::deque<std::size_t> spares_;   // offsets of released slots whose pages are kept
+    bool recycle_ = true;              // spares are moved with MREMAP_DONTUNMAP
     bool eof_ = false;
     bool reader_waiting_ = false;      // the reader sleeps on room_cv_
     bool cancelled_ = false;

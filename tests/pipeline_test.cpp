@@ -14,9 +14,11 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <chrono>
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "flowdeflate/flowdeflate.hpp"
+#include "graph/input_window.hpp"
 #include "graph/pipeline.hpp"
 #include "support/test_data.hpp"
 #include "support/watchdog.hpp"
@@ -345,6 +348,57 @@ TEST(Pipeline, WriteErrorIsReported) {
     }
     ::close(full);
     ::close(in);
+}
+
+// The window moves released slots' pages ahead (mremap).  Its address range must never
+// have a hole while it does: another thread's mmap (malloc's) could land in the hole and
+// then be replaced by the window's reservation, which corrupted the heap in about one run
+// in ten with 16 threads.  A thread maps and unmaps slot-sized ranges all along; none may
+// fall inside the window's range.
+TEST(InputWindowTest, RecyclingSlotsNeverLeavesAHoleForOtherMappings) {
+    WindowOptions o;
+    o.pipe_reserve = std::size_t(1) << 30;
+    InputWindow w("fed", o);
+    const std::uint8_t* const lo = w.begin();
+    const std::uint8_t* const hi = lo + o.pipe_reserve;
+    std::atomic<bool> stop{false};
+    std::atomic<int> inside{0}, mapped{0};
+    std::thread other([&] {
+        // Mappings above the window are kept, so that the free gaps up there fill and the
+        // kernel's top-down search reaches the window's range: a hole there would be the
+        // highest free gap, and taken.
+        constexpr std::size_t kLen = 64 << 10;
+        std::vector<void*> kept;
+        while (!stop.load(std::memory_order_relaxed)) {
+            void* p = mmap(nullptr, kLen, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (p == MAP_FAILED) continue;
+            ++mapped;
+            const auto* u = static_cast<const std::uint8_t*>(p);
+            if (u + kLen > lo && u < hi) {
+                ++inside;
+                munmap(p, kLen);
+            } else if (u >= hi && kept.size() < 50000) {
+                kept.push_back(p);
+            } else {
+                munmap(p, kLen);
+            }
+        }
+        for (void* p : kept) munmap(p, kLen);
+    });
+    const std::vector<std::uint8_t> piece(o.release_step, 0x5a);
+    for (int i = 0; i < 300 && inside == 0; ++i) {
+        for (std::size_t off = 0; off < piece.size();) {
+            const std::size_t n = w.append(piece.data() + off, piece.size() - off, 4 * o.release_step);
+            off += n;
+            if (n == 0) w.release_before(w.present_end());
+        }
+        w.release_before(w.present_end());
+    }
+    stop = true;
+    other.join();
+    w.end_input();
+    EXPECT_GT(mapped.load(), 0);
+    EXPECT_EQ(inside.load(), 0) << "a mapping of another thread landed inside the window's reserved range";
 }
 
 }  // namespace
