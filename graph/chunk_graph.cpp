@@ -5,8 +5,6 @@
 
 #include <tbb/info.h>
 
-#include <chrono>
-
 namespace flowdeflate::graph {
 
 namespace {

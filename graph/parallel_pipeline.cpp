@@ -14,7 +14,6 @@
 #include <tbb/flow_graph.h>
 
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <memory>

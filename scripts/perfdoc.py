@@ -76,6 +76,18 @@ def hyperfine(cmds, runs, tmp, reverse=False, warmup=1):
     return {x["command"]: x for x in json.load(open(out))["results"]}
 
 
+def stats_of(cmd, tmp):
+    """The counters of one run of the flowdeflate command `cmd` (its `--stats` line)."""
+    path = os.path.join(tmp, "stats.jsonl")
+    if os.path.exists(path):
+        os.remove(path)
+    r = sh(f"{cmd} --stats {path} > /dev/null")
+    if r.returncode:
+        raise SystemExit(f"{cmd} failed: {r.stderr}")
+    with open(path) as f:
+        return json.loads(f.readline())
+
+
 def corpus_files(include_huge=False):
     return sorted(f for f in os.listdir(CORPUS)
                   if os.path.isfile(os.path.join(CORPUS, f)) and not f.startswith(("MANIFEST", "SOURCES", "."))

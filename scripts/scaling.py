@@ -39,7 +39,6 @@ costs more than 10%:
             (few chunks for this many cores).
 """
 import datetime
-import json
 import os
 import shlex
 import sys
@@ -63,17 +62,6 @@ CASE_STUDY = [
     ("binary database 163 MB, in memory (picture 3)", "i9-11900K, 16 threads", (2.3, 3.6, 8.2)),
     ("precompiled header 77 MB, in memory (picture 3)", "i9-11900K, 16 threads", (2.2, 2.6, 6.8)),
 ]
-
-
-def stats_of(level, threads, path, tmp):
-    out = os.path.join(tmp, "stats.jsonl")
-    if os.path.exists(out):
-        os.remove(out)
-    r = sh(f"{FD} -{level} -p{threads} --stats {out} -c {shlex.quote(path)} > /dev/null")
-    if r.returncode:
-        sys.exit(f"scaling: flowdeflate -p{threads} failed: {r.stderr}")
-    with open(out) as f:
-        return json.loads(f.readline())
 
 
 def simulate(st, cores, read_s_per_byte, ahead=None):
@@ -177,7 +165,8 @@ def project(name, path, level, med, same, tmp):
     "p1" .. "pN" (the cores here).  Runs the --stats runs and the model; returns the row."""
     size = os.path.getsize(path)
     read = med["cat"] / max(1, size)
-    st = {P: stats_of(level, P, path, tmp) for P in sorted(set(HERE + PROJECTED))}
+    st = {P: perfdoc.stats_of(f"{FD} -{level} -p{P} -c {shlex.quote(path)}", tmp)
+          for P in sorted(set(HERE + PROJECTED))}
     overhead = max(0.0, med["p1"] - simulate(st[1], 1, read, ahead=5))
     model = {}
     for P in sorted(st):

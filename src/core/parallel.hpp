@@ -26,7 +26,6 @@
 #pragma once
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <cstdint>
 #include <functional>
