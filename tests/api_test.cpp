@@ -28,6 +28,7 @@
 
 #include "flowdeflate/flowdeflate.hpp"
 #include "support/reference.hpp"
+#include "support/sanitizers.hpp"
 #include "support/test_data.hpp"
 
 namespace flowdeflate {
@@ -248,7 +249,7 @@ long peak_rss_kib() {
 // The stream's memory is its window, not its input: the process's peak resident memory
 // after 256 MiB streamed is within a few MiB of its peak after 32 MiB.
 TEST(StreamingCalls, PeakMemoryDoesNotGrowWithTheInput) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if FLOWDEFLATE_SANITIZED
     GTEST_SKIP() << "sanitizer builds carry shadow memory: peak RSS means nothing here";
 #endif
     const Bytes piece = testing::generate(Kind::text, 1 << 20, 11);

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "support/reference.hpp"
+#include "support/sanitizers.hpp"
 #include "support/test_data.hpp"
 
 namespace {
@@ -672,7 +673,7 @@ TEST_F(Cli, ResourceLimitsGiveAnErrorOrTheRightOutput) {
         EXPECT_LISTING({"in.txt"});
         EXPECT_EQ(read("in.txt"), data) << what << ": input untouched";
     };
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)  // (their shadow memory needs terabytes)
+#if !FLOWDEFLATE_SANITIZED  // (their shadow memory needs terabytes)
     for (const long mib : {16L, 24L, 32L, 40L, 48L, 64L, 256L}) {
         RunOptions o;
         o.limit_as_mib = mib;

@@ -2,6 +2,7 @@
 // exposes it through dlsym()'d function pointers.  See reference.hpp for why it is done
 // this way (the system libdeflate 1.14 is linked into the same process).
 #include "support/reference.hpp"
+#include "support/sanitizers.hpp"
 
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1  // RTLD_DEEPBIND, dlmopen, dlinfo
@@ -26,17 +27,7 @@
 #endif
 
 // Sanitizer runtimes abort on dlopen(RTLD_DEEPBIND); use a separate namespace there.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define FLOWDEFLATE_REFERENCE_USE_DLMOPEN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer) || __has_feature(hwaddress_sanitizer)
-#define FLOWDEFLATE_REFERENCE_USE_DLMOPEN 1
-#endif
-#endif
-#ifndef FLOWDEFLATE_REFERENCE_USE_DLMOPEN
-#define FLOWDEFLATE_REFERENCE_USE_DLMOPEN 0
-#endif
+#define FLOWDEFLATE_REFERENCE_USE_DLMOPEN FLOWDEFLATE_SANITIZED
 
 namespace flowdeflate::testing {
 
