@@ -45,18 +45,20 @@ public:
         : limit_(std::size_t(shape.ahead) + 1), chunk_size_(shape.chunk_size), slack_(shape.slack()) {}
     bool wait_for(std::size_t k) {
         std::unique_lock lock(mutex_);
-        cv_.wait(lock, [&] { return (k < resolved_ + limit_ && k * chunk_size_ < assembled_ + slack_) || cancelled_; });
+        waiting_for_ = k;
+        cv_.wait(lock, [&] { return open(k) || cancelled_; });
+        waiting_for_ = kNobody;
         return !cancelled_;
     }
     void assembled_up_to(std::size_t bytes) {
         std::lock_guard lock(mutex_);
         assembled_ = bytes;
-        cv_.notify_all();
+        wake_if_open();
     }
     void resolved_one() {
         std::lock_guard lock(mutex_);
         ++resolved_;
-        cv_.notify_all();
+        wake_if_open();
     }
     void cancel() {
         std::lock_guard lock(mutex_);
@@ -65,6 +67,15 @@ public:
     }
 
 private:
+    static constexpr std::size_t kNobody = SIZE_MAX;
+    [[nodiscard]] bool open(std::size_t k) const { return k < resolved_ + limit_ && k * chunk_size_ < assembled_ + slack_; }
+    // Only a change that lets the waiting chunker go wakes it: assembly moves on after
+    // every block, and a wake-up per block cost a context switch each (perf: 4,500 per
+    // run of a 129 MB file with one worker, against 600 for --sequential).
+    void wake_if_open() {
+        if (waiting_for_ != kNobody && open(waiting_for_)) cv_.notify_one();
+    }
+
     std::mutex mutex_;
     std::condition_variable cv_;
     std::size_t limit_;
@@ -72,6 +83,7 @@ private:
     std::size_t slack_;
     std::size_t resolved_ = 0;
     std::size_t assembled_ = 0;
+    std::size_t waiting_for_ = kNobody;
     bool cancelled_ = false;
 };
 

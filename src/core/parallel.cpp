@@ -32,6 +32,20 @@ constexpr u32 kLenShift = 15;
 [[gnu::always_inline]] inline u32 item_len(u32 item) { return (item >> kLenShift) & 0x1FF; }
 [[gnu::always_inline]] inline u32 item_offset(u32 item) { return (item & 0x7FFF) + 1; }
 [[gnu::always_inline]] inline u32 item_min_len(u32 item) { return (item >> kMinLenShift) & 0xF; }
+[[gnu::always_inline]] inline u32 match_item(u32 len, u32 offset) { return (len << kLenShift) | (offset - 1); }
+
+// One item at @p p into @p out (literal(p) or match(p, len, offset)); returns the position
+// after it.
+template <class Out>
+[[gnu::always_inline]] inline const u8* apply_item(u32 item, const u8* p, Out& out) {
+    const u32 len = item_len(item);
+    if (len == 0) {
+        out.literal(p);
+        return p + 1;
+    }
+    out.match(p, len, item_offset(item));
+    return p + len;
+}
 
 // Appends items without a capacity check per item: the buffer is sized up front for the
 // worst case, one item per byte of the track's extent (a step that starts before `stop`
@@ -50,7 +64,7 @@ struct ItemWriter {
         *next++ = (min_len << kMinLenShift) | (step_end ? kStepEnd : 0);
     }
     [[gnu::always_inline]] void match(u32 min_len, u32 len, u32 offset) {
-        *next++ = kStepEnd | (min_len << kMinLenShift) | (len << kLenShift) | (offset - 1);
+        *next++ = kStepEnd | (min_len << kMinLenShift) | match_item(len, offset);
     }
     /// Ends the step at the last item (a parse that only says where steps begin).
     void end_step() {
@@ -596,20 +610,61 @@ private:
     static constexpr u32 kCleanChunksForHistoryOnly = 8;
     static constexpr std::size_t kRecentMinLens = 2;
 
+    // What a step's items feed besides the block logic.  With one worker the resolver
+    // parses every block itself and builds its sequences and symbol counts as it goes
+    // (SeqSink).  Otherwise the block goes to Code as runs of items, and the resolver
+    // keeps only the literal counts that the min_len recalculation reads (LiteralCounts),
+    // recording the items of the steps it repairs (RepairRecorder).
+    static constexpr bool kCountLiterals = BlockLogic<Parser>::kRecalc;
+    struct SeqSink {
+        SequenceBuilder& b;
+        [[gnu::always_inline]] void literal(const u8* p) { b.literal(*p); }
+        [[gnu::always_inline]] void match(const u8*, u32 len, u32 offset) { b.match(len, offset); }
+    };
+    struct LiteralCounts {
+        u32* litlen;
+        [[gnu::always_inline]] void literal(const u8* p) {
+            if constexpr (kCountLiterals) litlen[*p]++;
+        }
+        [[gnu::always_inline]] void match(const u8*, u32, u32) {}
+    };
+    struct RepairRecorder {
+        std::vector<u32>& items;
+        LiteralCounts counts;
+        void literal(const u8* p) {
+            items.push_back(0);
+            counts.literal(p);
+        }
+        void match(const u8*, u32 len, u32 offset) { items.push_back(match_item(len, offset)); }
+    };
     // Items of one step, from a track or from a repair, into the block: its block logic
-    // and its sequences (the resolver's own, or local copies of them; see apply_steps()).
+    // (the resolver's own, or a local copy; see apply_steps()) and a sink.
+    template <class Sink>
     struct Apply {
         BlockLogic<Parser>& blk;
-        SequenceBuilder& b;
+        Sink& sink;
         [[gnu::always_inline]] void literal(const u8* p) {
             blk.literal(*p);
-            b.literal(*p);
+            sink.literal(p);
         }
-        [[gnu::always_inline]] void match(const u8*, u32 len, u32 offset) {
+        [[gnu::always_inline]] void match(const u8* p, u32 len, u32 offset) {
             blk.match(len);
-            b.match(len, offset);
+            sink.match(p, len, offset);
         }
     };
+
+    // The block's next items: @p count items of @p base from @p first (base null: of the
+    // block's repair items), at @p at; @p owner keeps them alive until Code is done.
+    void add_run(const u32* base, std::size_t first, std::size_t count, const u8* at,
+                 const std::shared_ptr<const void>& owner) {
+        if (count == 0) return;
+        if (!runs_.empty() && runs_.back().base == base && runs_.back().first + runs_.back().count == first) {
+            runs_.back().count += count;
+        } else {
+            runs_.push_back(PendingRun{base, first, count, at});
+            if (owner && (keep_.empty() || keep_.back() != owner)) keep_.push_back(owner);
+        }
+    }
 
     void begin_block() {
         // The reader hands out a chunk only with a block's look-ahead of input behind it
@@ -617,18 +672,41 @@ private:
         assert(eof_ || std::size_t(data_end_ - pos_) >= kStreamLookahead);
         blk_.begin(pos_, data_end_, params_.max_search_depth);
         if constexpr (!kFastest) note_min_len(blk_.min_len);
-        b_.begin(seqs_.get(), &freqs_);
+        if (alone_) {
+            b_.begin(seqs_.get(), &freqs_);
+        } else {
+            if constexpr (kCountLiterals) std::memset(freqs_.litlen, 0, sizeof(freqs_.litlen));
+            runs_.clear();
+            keep_.clear();
+        }
         block_begin_ = pos_;
         in_block_ = true;
     }
 
     void end_block(const Resolver::Emit& emit) {
-        freqs_.litlen[kEndOfBlock]++;
         auto block = std::make_unique<ResolvedBlock>();
         block->index = next_block_index_++;
         block->data = {block_begin_, std::size_t(pos_ - block_begin_)};
-        block->seqs.assign(seqs_.get(), seqs_.get() + b_.num_matches() + 1);
-        block->freqs = freqs_;
+        if (alone_) {
+            freqs_.litlen[kEndOfBlock]++;
+            block->seqs.assign(seqs_.get(), seqs_.get() + b_.num_matches() + 1);
+            block->freqs = freqs_;
+        } else {
+            // The repair items stop growing here (later repairs get a new vector), so
+            // pointers into them stay valid.
+            block->runs.reserve(runs_.size());
+            for (const PendingRun& r : runs_)
+                block->runs.push_back(ItemRun{(r.base ? r.base : repair_items_->data()) + r.first, r.count, r.at});
+            if constexpr (kCountLiterals) {
+                std::memcpy(block->freqs.litlen, freqs_.litlen, kNumLiterals * sizeof(u32));
+                block->literals_counted = true;
+            }
+            if (repair_items_) keep_.push_back(std::move(repair_items_));
+            repair_items_.reset();
+            block->keep = std::move(keep_);
+            keep_.clear();
+            runs_.clear();
+        }
         block->is_final = eof_ && pos_ == data_end_;
         in_block_ = false;
         stats.blocks++;
@@ -721,25 +799,23 @@ private:
     }
 
     // The items of one step at items[i], applied at p; both move on past the step.
-    [[gnu::always_inline]] static void apply_step(const u32* items, std::size_t& i, const u8*& p, Apply& out) {
+    template <class Out>
+    [[gnu::always_inline]] static void apply_step(const u32* items, std::size_t& i, const u8*& p, Out& out) {
         for (;;) {
             const u32 item = items[i++];
-            const u32 len = item_len(item);
-            if (len == 0) {
-                out.literal(p);
-                p += 1;
-            } else {
-                out.match(p, len, item_offset(item));
-                p += len;
-            }
+            p = apply_item(item, p, out);
             if (item & kStepEnd) break;
         }
     }
 
-    // One step of @p c, into the resolver's own state.
+    // One step of @p c (the followed cursor), into the resolver's own state.
     void apply(Cursor& c) {
-        Apply out{blk_, b_};
+        LiteralCounts counts{freqs_.litlen};
+        Apply<LiteralCounts> out{blk_, counts};
+        const std::size_t first = c.i;
+        const u8* const at = pos_;
         apply_step(c.track->items.data(), c.i, pos_, out);
+        add_run(c.track->items.data(), first, c.i - first, at, following_src_->chunk);
         c.p = pos_;
         stats.steps_followed++;
     }
@@ -751,8 +827,8 @@ private:
     // fell by a quarter (23-27%).
     void apply_steps(Cursor& c, const u8* stop) {
         BlockLogic<Parser> blk = blk_;
-        SequenceBuilder b = b_;
-        Apply out{blk, b};
+        LiteralCounts counts{freqs_.litlen};
+        Apply<LiteralCounts> out{blk, counts};
         const u32* const items = c.track->items.data();
         const std::size_t n = c.track->items.size();
         std::size_t i = c.i;
@@ -765,7 +841,7 @@ private:
             ++steps;
         }
         blk_ = blk;
-        b_ = b;
+        add_run(items, c.i, i - c.i, pos_, following_src_->chunk);
         pos_ = p;
         c.i = i;
         c.p = p;
@@ -796,7 +872,23 @@ private:
             else
                 repairer_.prime(in_begin_, pos_, repair_hashes_);
         }
-        Apply out{blk_, b_};
+        if (alone_) {
+            SeqSink seqs{b_};
+            Apply<SeqSink> out{blk_, seqs};
+            repair_parse(out);
+            return;
+        }
+        if (!repair_items_) repair_items_ = std::make_shared<std::vector<u32>>();
+        const std::size_t first = repair_items_->size();
+        const u8* const at = pos_;
+        RepairRecorder rec{*repair_items_, LiteralCounts{freqs_.litlen}};
+        Apply<RepairRecorder> out{blk_, rec};
+        repair_parse(out);
+        add_run(nullptr, first, repair_items_->size() - first, at, nullptr);
+    }
+
+    template <class Out>
+    [[gnu::always_inline]] void repair_parse(Out& out) {
         if constexpr (kFastest) {
             u32 max_len = kMaxMatchLen, nice_len = std::min(repairer_.nice_len(), kMaxMatchLen);
             pos_ = repairer_.step(pos_, blk_.in_end, max_len, nice_len, repair_hash_, out);
@@ -848,6 +940,15 @@ private:
     SymbolFreqs freqs_{};
     std::unique_ptr<Sequence[]> seqs_{new Sequence[kSeqStoreLength + 1]};
     SequenceBuilder b_;
+    // Runs of items: the block so far, when it goes to Code as items (not alone_).
+    struct PendingRun {
+        const u32* base;  ///< a track's items, or null: repair_items_
+        std::size_t first, count;
+        const u8* at;
+    };
+    std::vector<PendingRun> runs_;
+    std::vector<std::shared_ptr<const void>> keep_;
+    std::shared_ptr<std::vector<u32>> repair_items_;  ///< this block's repaired steps
     std::size_t next_block_index_ = 0;
 
     std::deque<Source> sources_;
@@ -890,6 +991,34 @@ const ResolverStats& Resolver::stats() const { return impl_->core->stats; }
 
 // ---- Code ---------------------------------------------------------------------------
 
+namespace {
+
+// A block's sequences and symbol counts from its item runs, the run of literals kept in
+// a register.  kCountLiterals false: the resolver counted them already.
+template <bool kCountLiterals>
+void build_sequences(const std::vector<ItemRun>& runs, Sequence* seq, SymbolFreqs& freqs) {
+    u32 litrun = 0;
+    for (const ItemRun& run : runs) {
+        const u8* p = run.at;
+        for (const u32 *item = run.items, *end = run.items + run.count; item != end; ++item) {
+            const u32 len = item_len(*item);
+            if (len == 0) {
+                if constexpr (kCountLiterals) freqs.litlen[*p]++;
+                ++litrun;
+                ++p;
+            } else {
+                put_match(*seq++, freqs, litrun, len, item_offset(*item));
+                litrun = 0;
+                p += len;
+            }
+        }
+    }
+    seq->litrunlen_and_length = litrun;
+    freqs.litlen[kEndOfBlock]++;
+}
+
+}  // namespace
+
 BlockEncoder::BlockEncoder() : coder_(std::make_unique<BlockCoder>()), codes_(std::make_unique<HuffmanCodes>()) {}
 BlockEncoder::~BlockEncoder() = default;
 
@@ -899,13 +1028,30 @@ void BlockEncoder::encode(const ResolvedBlock& block, CodedBlock& out) {
     out.is_final = block.is_final;
     out.stored_only = block.stored_only;
     if (block.stored_only) return;
-    BlockCoder::make_codes(block.freqs, *codes_);
-    out.costs = coder_->prepare(block.freqs, *codes_);
+    const Sequence* seqs = block.seqs.data();
+    const SymbolFreqs* freqs = &block.freqs;
+    if (block.seqs.empty()) {
+        if (!seqs_) {
+            seqs_.reset(new Sequence[kSeqStoreLength + 1]);
+            freqs_ = std::make_unique<SymbolFreqs>();
+        }
+        freqs_->clear();
+        if (block.literals_counted) {
+            std::memcpy(freqs_->litlen, block.freqs.litlen, kNumLiterals * sizeof(u32));
+            build_sequences<false>(block.runs, seqs_.get(), *freqs_);
+        } else {
+            build_sequences<true>(block.runs, seqs_.get(), *freqs_);
+        }
+        seqs = seqs_.get();
+        freqs = freqs_.get();
+    }
+    BlockCoder::make_codes(*freqs, *codes_);
+    out.costs = coder_->prepare(*freqs, *codes_);
     const BlockType type = out.costs.prefer_static() ? BlockType::static_huffman : BlockType::dynamic_huffman;
     const std::size_t capacity = (out.costs.coded_cost() + 7) / 8 + 16;
     out.bits.resize(capacity);
     BitWriter w(out.bits.data(), out.bits.data() + capacity);
-    coder_->emit_coded(w, type, *codes_, block.seqs.data(), block.data, block.is_final);
+    coder_->emit_coded(w, type, *codes_, seqs, block.data, block.is_final);
     w.flush();
     out.nbits = std::size_t(w.next - out.bits.data()) * 8 + w.bitcount;
     w.finish();

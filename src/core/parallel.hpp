@@ -171,12 +171,26 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-/// A block as the resolver decided it: what the coder needs, owned.
+/// Consecutive items of a block's steps (a track's, or a repair's), starting at input
+/// position `at`.
+struct ItemRun {
+    const u32* items;
+    std::size_t count;
+    const u8* at;
+};
+
+/// A block as the resolver decided it: what the coder needs.  Either its sequences and
+/// symbol counts (the resolver parsed it itself: one worker), or the runs of items it
+/// took over from tracks and repairs, from which Code builds them (in parallel: the serial
+/// resolver only walks the items for the block logic).
 struct ResolvedBlock {
     std::size_t index = 0;  ///< blocks are numbered in stream order from 0
     std::span<const u8> data;
-    std::vector<Sequence> seqs;  ///< ends with a sequence of length 0
-    SymbolFreqs freqs{};         ///< end-of-block included
+    std::vector<Sequence> seqs;  ///< ends with a sequence of length 0 (empty: see runs)
+    SymbolFreqs freqs{};         ///< end-of-block included (with seqs only)
+    std::vector<ItemRun> runs;   ///< the block's items, in order (when seqs is empty)
+    bool literals_counted = false;  ///< with runs: freqs.litlen[0..255] hold the literal counts
+    std::vector<std::shared_ptr<const void>> keep;  ///< what the runs point into
     bool is_final = false;
     bool stored_only = false;    ///< tiny input: the whole input as stored blocks
 };
@@ -238,6 +252,8 @@ public:
 private:
     std::unique_ptr<BlockCoder> coder_;
     std::unique_ptr<HuffmanCodes> codes_;
+    std::unique_ptr<Sequence[]> seqs_;  ///< a block's sequences, built from its item runs
+    std::unique_ptr<SymbolFreqs> freqs_;
 };
 
 /// Appends coded blocks in order and frames the stream (gzip/zlib header and trailer).

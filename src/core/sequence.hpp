@@ -45,6 +45,18 @@ struct HuffmanCodes {
 
 /// Appends parser choices to a sequence list and counts their symbols.  One object per
 /// block; the parser owns the storage (no allocation per block).
+/// Ends @p seq, which holds a run of @p litrun literals, with a match, and counts the
+/// match's symbols.
+[[gnu::always_inline]] inline void put_match(Sequence& seq, SymbolFreqs& freqs, u32 litrun, u32 length, u32 offset) {
+    const u32 length_slot = kLengthSlot[length];
+    const u32 oslot = offset_slot(offset);
+    freqs.litlen[kFirstLenSym + length_slot]++;
+    freqs.offset[oslot]++;
+    seq.litrunlen_and_length = litrun | (length << Sequence::kLengthShift);
+    seq.offset = u16(offset);
+    seq.offset_slot = u16(oslot);
+}
+
 class SequenceBuilder {
 public:
     void begin(Sequence* first, SymbolFreqs* freqs) {
@@ -59,13 +71,7 @@ public:
         seq_->litrunlen_and_length++;
     }
     [[gnu::always_inline]] void match(u32 length, u32 offset) {
-        const u32 length_slot = kLengthSlot[length];
-        const u32 oslot = offset_slot(offset);
-        freqs_->litlen[kFirstLenSym + length_slot]++;
-        freqs_->offset[oslot]++;
-        seq_->litrunlen_and_length |= length << Sequence::kLengthShift;
-        seq_->offset = u16(offset);
-        seq_->offset_slot = u16(oslot);
+        put_match(*seq_, *freqs_, seq_->litrunlen_and_length, length, offset);
         ++seq_;
         seq_->litrunlen_and_length = 0;
     }
