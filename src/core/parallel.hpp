@@ -140,9 +140,18 @@ private:
 /// A track: its steps' items, encoded (see parallel.cpp).  The item buffers are recycled
 /// (a chunk's tracks take megabytes; fresh pages for every chunk cost page faults).
 struct Track {
+    /// Level 1 (one item per step): where the track stands after every kStride steps,
+    /// so that the resolver can pass a stride where the block cannot end in one go.
+    struct Mark {
+        u32 offset;   ///< from begin
+        u32 matches;  ///< matches among the steps so far
+    };
+    static constexpr std::size_t kStride = 64;
+
     const u8* begin = nullptr;
     const u8* end = nullptr;  ///< position after the last step
     ItemBuffer items;
+    std::vector<Mark> marks;  ///< marks[k]: after (k + 1) * kStride steps (level 1 only)
 
     Track();
     ~Track();
