@@ -280,7 +280,8 @@ struct ChunkSearcher::Impl {
         rec.finish();
         t.end = p;
         // The stride marks, in a pass of their own: counting inside the loop above made
-        // the search 15% slower.
+        // the search 15% slower.  (Branch-free sums here: the same pass through
+        // apply_item() cost another 12%.)
         const std::size_t n = t.items.size();
         t.marks.clear();
         t.marks.reserve(n / Track::kStride);

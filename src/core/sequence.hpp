@@ -43,8 +43,6 @@ struct HuffmanCodes {
     u8 offset_lens[kNumOffsetSyms];
 };
 
-/// Appends parser choices to a sequence list and counts their symbols.  One object per
-/// block; the parser owns the storage (no allocation per block).
 /// Ends @p seq, which holds a run of @p litrun literals, with a match, and counts the
 /// match's symbols.
 [[gnu::always_inline]] inline void put_match(Sequence& seq, SymbolFreqs& freqs, u32 litrun, u32 length, u32 offset) {
@@ -57,6 +55,8 @@ struct HuffmanCodes {
     seq.offset_slot = u16(oslot);
 }
 
+/// Appends parser choices to a sequence list and counts their symbols.  One object per
+/// block; the parser owns the storage (no allocation per block).
 class SequenceBuilder {
 public:
     void begin(Sequence* first, SymbolFreqs* freqs) {
