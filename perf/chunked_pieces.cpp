@@ -82,6 +82,7 @@ void register_all() {
                         st.counters["repairs"] = double(stats.repairs);
                         st.counters["repair_pct"] = 100.0 * double(stats.repair_bytes) / double(data->size());
                         st.counters["history_only"] = double(stats.history_only_chunks);
+                        st.counters["masked"] = double(stats.masked_chunks);
                         st.counters["chunks"] = double(stats.chunks);
                         st.counters["blocks"] = double(stats.blocks);
                         st.counters["resolve_pct"] = 100.0 * double(stats.resolve_ns) / (total_ns / runs);

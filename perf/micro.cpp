@@ -1,12 +1,14 @@
 // micro.cpp - micro-benchmarks of the pieces, each reporting bytes/s (Google Benchmark),
-// on the first 8 MiB of a corpus file (FLOWDEFLATE_CORPUS or build/corpus; packages.txt,
-// else generated text):
+// on the first 8 MiB of a corpus file (FLOWDEFLATE_CORPUS or build/corpus; packages.txt
+// or FLOWDEFLATE_MICRO_FILE, else generated text):
 //
 //   mf_hash_table_L1 / mf_hash_chains_L6 / mf_hash_chains_L9 / mf_binary_trees_L12 :
 //       a match finder alone: one search (which also inserts the position) at *every*
 //       position, with the level's depth and nice length, no parsing; bytes/s = positions/s
 //   parse_fastest / parse_greedy / parse_lazy / parse_lazy2 : a level's parser with its
 //       match finder (ht for level 1, hc for 2-9), blocks to a counting sink
+//   search_chunk_L6 / search_chunk_L6_masks : the parallel search of one 8 MiB chunk
+//       (history track), without and with step masks (TrackPlan::step_masks)
 //   huffman_litlen       : length-limited canonical code for a 288-symbol alphabet
 //                          (bytes/s: the block bytes whose counts it codes, ~100 KB)
 //   append_bits_shifted  : assembly: appending a coded block at an odd bit offset
@@ -17,6 +19,7 @@
 #include <benchmark/benchmark.h>
 #include <libdeflate.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <vector>
 
@@ -39,8 +42,9 @@ using core::u32;
 
 const std::vector<u8>& input() {
     static const std::vector<u8> data = [] {
+        const char* name = std::getenv("FLOWDEFLATE_MICRO_FILE");
         for (const auto& f : bench::corpus_files(std::uintmax_t(1) << 40))
-            if (f.filename() == "packages.txt") return bench::slurp(f, 8u << 20);
+            if (f.filename() == (name ? name : "packages.txt")) return bench::slurp(f, 8u << 20);
         return testing::generate(testing::Kind::text, 8u << 20, 1);
     }();
     return data;
@@ -126,6 +130,26 @@ BENCHMARK(parse_fastest_L1)->Unit(benchmark::kMillisecond);
 BENCHMARK(parse_greedy_L3)->Unit(benchmark::kMillisecond);
 BENCHMARK(parse_lazy_L6)->Unit(benchmark::kMillisecond);
 BENCHMARK(parse_lazy2_L9)->Unit(benchmark::kMillisecond);
+
+// The parallel search of one 8 MiB chunk, history track only, with and without step
+// masks (TrackPlan::step_masks: what each step records so that the resolver can take it
+// under another min match length).
+void search_chunk(benchmark::State& state, int level, bool masks) {
+    const auto& in = input();
+    core::ChunkSearcher searcher(level);
+    core::ChunkJob job;
+    job.in_begin = job.begin = in.data();
+    job.end = job.stop = job.data_end = in.data() + in.size();
+    job.eof = true;
+    core::TrackPlan plan;
+    plan.step_masks = masks;
+    for (auto _ : state) benchmark::DoNotOptimize(searcher.search(job, plan));
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(in.size()));
+}
+void search_chunk_L6(benchmark::State& s) { search_chunk(s, 6, false); }
+void search_chunk_L6_masks(benchmark::State& s) { search_chunk(s, 6, true); }
+BENCHMARK(search_chunk_L6)->Unit(benchmark::kMillisecond);
+BENCHMARK(search_chunk_L6_masks)->Unit(benchmark::kMillisecond);
 
 void huffman_litlen(benchmark::State& state) {
     // Symbol counts of a real 100 KB stretch (literals only: the byte histogram).

@@ -6,8 +6,8 @@
 //   ChunkedDifferential/*  levels 1-9 x chunk sizes 4 KiB, 64 KiB, 1 MiB x every generated
 //                          kind of data (sizes chosen so chunk ends fall inside matches,
 //                          blocks and at block ends), tracks auto (assuming 64
-//                          workers; and 1, where the resolver parses alone), history
-//                          and all.
+//                          workers, so that min_len repairs bring step masks in; and 1,
+//                          where the resolver parses alone), history and all.
 //   ChunkedRealFiles/*     real files from /usr/lib and /usr/share at 4 KiB and 64 KiB.
 //   ChunkedEdges           empty, tiny, exactly one chunk, one chunk + 1 byte.
 #include <flowdeflate/flowdeflate.hpp>
@@ -79,9 +79,17 @@ TEST_P(ChunkedDifferential, GeneratedKinds) {
         total.repairs += s.repairs;
         total.repair_bytes += s.repair_bytes;
         total.syncs += s.syncs;
+        total.masked_chunks += s.masked_chunks;
     }
     RecordProperty("repairs", std::to_string(total.repairs));
     RecordProperty("repair_bytes", std::to_string(total.repair_bytes));
+    RecordProperty("masked_chunks", std::to_string(total.masked_chunks));
+    // With 64 workers any min_len repair asks for step masks: the chunks after one are
+    // searched with them, so this suite runs the resolver on masked tracks too (the data
+    // makes min_len repairs at levels 4-9 with these chunk sizes; level 4 is greedy too).
+    if (level() >= 4 && chunk() <= 64 * KiB) {
+        EXPECT_GT(total.masked_chunks, 0u) << "no chunk was searched with step masks";
+    }
 }
 
 TEST_P(ChunkedDifferential, TrackModes) {

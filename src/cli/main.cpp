@@ -237,8 +237,9 @@ void report(const Options& o, const std::string& name, std::uint64_t in, std::ui
                " ring full {:.1f}; wall {:.1f}\n",
                s.threads, s.chunk_size, s.ahead, s.ring, r.chunks,
                s.tracks_searched == 0 ? std::string("none searched ahead: one worker, the resolver parsed alone")
-                                      : fmt::format("{} searched with the history track only, {} tracks in all",
-                                                    r.history_only_chunks, s.tracks_searched),
+                                      : fmt::format("{} searched with the history track only, {} with step masks, "
+                                                    "{} tracks in all",
+                                                    r.history_only_chunks, r.masked_chunks, s.tracks_searched),
                r.blocks,
                r.syncs, r.repairs, r.repair_bytes, in ? 100.0 * double(r.repair_bytes) / double(in) : 0.0,
                r.repairs_min_len, r.repairs_phase, ms(s.search_ns), ms(r.resolve_ns), ms(s.code_ns),

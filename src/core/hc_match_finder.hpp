@@ -9,9 +9,43 @@
 // (plus libdeflate's quirk that the very first position is hashed as bucket 0).
 #pragma once
 
+#include <array>
+
 #include "core/match_finder_common.hpp"
 
 namespace flowdeflate::core {
+
+namespace hc_detail {
+// A parse step's first decision for min_len m, from (chain_len clamped to 9, node3_valid,
+// a near 3-byte match): longest_match(m - 1) gives the chain's match when the chain has
+// one longer than m - 1 (for m <= 4 only when node3 is valid: it gives up without one),
+// and for m = 3 the 3-byte match when the chain has none.
+enum : u32 { kLiteral = 0, kChain = 1, kThree = 2 };
+constexpr u32 step_outcome(u32 m, u32 c, bool v, bool t) {
+    if (m <= 4) {
+        if (!v) return kLiteral;
+        if (c >= 4) return kChain;
+        return m == 3 && t ? kThree : kLiteral;
+    }
+    return c >= m ? kChain : kLiteral;
+}
+// [min_len - 3][key]: the step's mask (bits 0-6) and outcome (bits 8-9), see
+// HcMatchFinder::SharedMatch::step().
+inline constexpr auto kStepTable = [] {
+    std::array<std::array<u16, 40>, 7> table{};
+    for (u32 mh = 3; mh <= 9; ++mh)
+        for (u32 key = 0; key < 40; ++key) {
+            const u32 c = key / 4;
+            const bool v = key & 2, t = key & 1;
+            const u32 mine = step_outcome(mh, c, v, t);
+            u32 mask = 0;
+            for (u32 m = 3; m <= 9; ++m)
+                if (step_outcome(m, c, v, t) == mine) mask |= 1u << (m - 3);
+            table[mh - 3][key] = u16(mask | mine << 8);
+        }
+    return table;
+}();
+}  // namespace hc_detail
 
 class HcMatchFinder {
 public:
@@ -47,17 +81,8 @@ public:
         if (max_len < 5) [[unlikely]]
             goto out;
         {
-            const u32 h3 = next_hashes[0];
-            const u32 h4 = next_hashes[1];
-            const MfPos node3 = hash3_[h3];
-            MfPos node4 = hash4_[h4];
-            hash3_[h3] = MfPos(cur_pos);
-            hash4_[h4] = MfPos(cur_pos);
-            next_[cur_pos] = node4;
-            hashes(in_next + 1, next_hashes);
-            prefetch_write(&hash3_[next_hashes[0]]);
-            prefetch_write(&hash4_[next_hashes[1]]);
-
+            MfPos node3, node4;
+            insert_searched(in_next, cur_pos, next_hashes, node3, node4);
             const u8* m;
             if (best_len < 4) {
                 if (node3 <= cutoff) goto out;
@@ -167,6 +192,7 @@ public:
         u32 offset3 = 0;
         u32 chain_len = 0;         ///< longest match of >= 4 bytes on the chain (first found), or 0
         u32 chain_offset = 0;
+        bool chain_walked = true;  ///< false: no node3, and the chain was not walked
 
         /// longest_match()'s length (and @p offset) for a search started at @p best_len.
         [[nodiscard]] u32 result(u32 best_len, u32& offset) const {
@@ -188,7 +214,40 @@ public:
             }
             return best_len;
         }
+
+        /// What a parse step that begins here decides with @p min_len (3..9): its first
+        /// search's result (longest_match() with best_len = min_len - 1, and @p offset),
+        /// or 0 when the step is a literal whatever the match (a length-3 match farther
+        /// than @p far3 is one: the parser's rule); @p mask gets the step's mask: the min
+        /// match lengths m = 3..9 (bit m - 3) for which the step decides the same (a
+        /// literal, or the very same match).  Only the first search of a step reads
+        /// min_len; what follows a match depends on the match alone.
+        template <class Mask>
+        [[gnu::always_inline]] u32 step(u32 min_len, u32 far3, u32& offset, Mask&& mask) const {
+            if (!chain_walked) {  // no node3, so a literal for m = 3, 4; m >= 5 not known
+                mask(0b11);
+                return 0;
+            }
+            const u32 c = chain_len < 9 ? chain_len : 9;
+            const u32 key = c * 4 + (node3_valid ? 2 : 0) + (match3 && offset3 <= far3 ? 1 : 0);
+            const u32 e = hc_detail::kStepTable[min_len - kMinMatchLen][key];
+            mask(e & 0x7F);
+            // Selects, not a switch: a jump table cost the search 3% (mispredicted).
+            const u32 kind = e >> 8;
+            offset = kind == hc_detail::kThree ? offset3 : chain_offset;
+            const u32 len = kind == hc_detail::kThree ? 3 : chain_len;
+            return kind == hc_detail::kLiteral ? 0 : len;
+        }
+        /// step()'s mask alone.
+        [[nodiscard]] u32 same_step_mask(u32 min_len, u32 far3) const {
+            u32 mask = 0, offset = 0;
+            step(min_len, far3, offset, [&](u32 m) { mask = m; });
+            return mask;
+        }
+
     };
+    /// same_step_mask() of a step whose decision no min match length changes.
+    static constexpr u32 kAllMinLens = 0x7F;
 
     /// Slides the window if @p p is where longest_match() would (call before searching or
     /// inserting p).
@@ -201,13 +260,60 @@ public:
                                               const u32 hashes[2], SharedMatch& out) const {
         out = SharedMatch{};
         if (max_len < 5) return;
-        const u32 cur_pos = u32(in_next - base_);
+        search_nodes(in_next, u32(in_next - base_), hash3_[hashes[0]], hash4_[hashes[1]], max_len, nice_len,
+                     max_search_depth, true, out);
+    }
+
+    /// longest_match() for every best_len at once (see SharedMatch): searches @p in_next
+    /// and inserts it, exactly as longest_match() does.  Like longest_match() for a
+    /// best_len below 4, it gives up where node3 is not valid unless @p min_len >= 5
+    /// (walking the chain there cost the search 4%: 4-byte hash collisions); the result
+    /// then only says that min_len 3 and 4 make a literal (SharedMatch::chain_walked).
+    [[gnu::always_inline]] void longest_match_shared(const u8* in_next, u32 min_len, u32 max_len, u32 nice_len,
+                                                     u32 max_search_depth, u32 next_hashes[2], SharedMatch& out) {
+        out = SharedMatch{};
+        u32 cur_pos = u32(in_next - base_);
+        if (cur_pos == kWindowSize) {
+            slide();
+            cur_pos = 0;
+        }
+        if (max_len < 5) [[unlikely]]
+            return;
+        MfPos node3, node4;
+        insert_searched(in_next, cur_pos, next_hashes, node3, node4);
+        search_nodes(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth, min_len >= 5, out);
+    }
+
+private:
+    // Inserts the position about to be searched (@p next_hashes: its hashes; on return,
+    // the next position's); @p node3 and @p node4 get the heads of its buckets before.
+    [[gnu::always_inline]] void insert_searched(const u8* in_next, u32 cur_pos, u32 next_hashes[2], MfPos& node3,
+                                                MfPos& node4) {
+        const u32 h3 = next_hashes[0];
+        const u32 h4 = next_hashes[1];
+        node3 = hash3_[h3];
+        node4 = hash4_[h4];
+        hash3_[h3] = MfPos(cur_pos);
+        hash4_[h4] = MfPos(cur_pos);
+        next_[cur_pos] = node4;
+        hashes(in_next + 1, next_hashes);
+        prefetch_write(&hash3_[next_hashes[0]]);
+        prefetch_write(&hash4_[next_hashes[1]]);
+    }
+
+    // search_shared()'s walk from the heads @p node3 and @p node4 of in_next's buckets.
+    [[gnu::always_inline]] void search_nodes(const u8* in_next, u32 cur_pos, MfPos node3, MfPos node4, u32 max_len,
+                                             u32 nice_len, u32 max_search_depth, bool walk_without_node3,
+                                             SharedMatch& out) const {
         const u8* const base = base_;
         const MfPos cutoff = MfPos(s32(cur_pos) - s32(kWindowSize));
-        const MfPos node3 = hash3_[hashes[0]];
-        MfPos node4 = hash4_[hashes[1]];
         out.node3_valid = node3 > cutoff;
-        if (out.node3_valid && load_u24(base + node3) == (load_u32(in_next) & 0xFFFFFF)) {
+        if (!out.node3_valid) {
+            if (!walk_without_node3) {
+                out.chain_walked = false;
+                return;
+            }
+        } else if (load_u24(base + node3) == (load_u32(in_next) & 0xFFFFFF)) {
             out.match3 = true;
             out.offset3 = u32(in_next - (base + node3));
         }
@@ -251,6 +357,8 @@ public:
         out.chain_len = best_len;
         out.chain_offset = u32(in_next - best);
     }
+
+public:
 
     /// Inserts the positions [@p p, @p end) (@p hashes: those of p; on return, those of
     /// end), as skip_bytes() does, then prefetches end's buckets.  Positions within 5 bytes

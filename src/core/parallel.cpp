@@ -22,16 +22,21 @@ namespace {
 // ---- track items ------------------------------------------------------------------
 // One u32 per literal or match:
 //   bit 31      the step ends after this item
-//   bits 24-27  the min match length the step was parsed with (0 at level 1)
+//   bits 24-30  the step's mask: bit m - 3 is set when the step is what a parse with
+//               min match length m makes there (levels 2-9; 0 at level 1, where steps do
+//               not depend on it).  See HcMatchFinder::SharedMatch::same_step_mask().
 //   bits 15-23  match length, or 0 for a literal
 //   bits 0-14   match offset - 1
 constexpr u32 kStepEnd = 1u << 31;
-constexpr u32 kMinLenShift = 24;
+constexpr u32 kMaskShift = 24;
 constexpr u32 kLenShift = 15;
 
 [[gnu::always_inline]] inline u32 item_len(u32 item) { return (item >> kLenShift) & 0x1FF; }
 [[gnu::always_inline]] inline u32 item_offset(u32 item) { return (item & 0x7FFF) + 1; }
-[[gnu::always_inline]] inline u32 item_min_len(u32 item) { return (item >> kMinLenShift) & 0xF; }
+/// Is the step that begins with @p item the one a parse with @p min_len makes?
+[[gnu::always_inline]] inline bool item_fits(u32 item, u32 min_len) {
+    return (item >> (kMaskShift + min_len - kMinMatchLen)) & 1;
+}
 [[gnu::always_inline]] inline u32 match_item(u32 len, u32 offset) { return (len << kLenShift) | (offset - 1); }
 
 // One item at @p p into @p out (literal(p) or match(p, len, offset)); returns the position
@@ -60,11 +65,11 @@ struct ItemWriter {
         v.reserve(std::size_t(stop - begin) + 2 * kMaxMatchLen + 64);
         first = next = v.data();
     }
-    [[gnu::always_inline]] void literal(u32 min_len, bool step_end) {
-        *next++ = (min_len << kMinLenShift) | (step_end ? kStepEnd : 0);
+    [[gnu::always_inline]] void literal(u32 mask, bool step_end) {
+        *next++ = (mask << kMaskShift) | (step_end ? kStepEnd : 0);
     }
-    [[gnu::always_inline]] void match(u32 min_len, u32 len, u32 offset) {
-        *next++ = kStepEnd | (min_len << kMinLenShift) | match_item(len, offset);
+    [[gnu::always_inline]] void match(u32 mask, u32 len, u32 offset) {
+        *next++ = kStepEnd | (mask << kMaskShift) | match_item(len, offset);
     }
     /// Ends the step at the last item (a parse that only says where steps begin).
     void end_step() {
@@ -73,27 +78,35 @@ struct ItemWriter {
     void finish() { items.set_size(std::size_t(next - first)); }
 };
 
+// The mask of a step parsed with @p min_len that records no other (TrackPlan::step_masks).
+[[gnu::always_inline]] inline u32 own_min_len_mask(u32 min_len) { return 1u << (min_len - kMinMatchLen); }
+
 // Records a parse as a track: the Trace of the history track, the Out of level 1's.
+// kMasks: with each step's mask from the search (TrackPlan::step_masks), else with its own
+// min_len alone.
+template <bool kMasks>
 struct TrackRecorder : NoTrace {
     static constexpr bool kSteps = true;
+    static constexpr bool kStepMask = kMasks;
     ItemWriter out;
     const u8* stop_at;
     const u8* end;  // position after the last item
-    u32 min_len = 0;
+    u32 mask = 0;   // the step's (0 at level 1)
 
     TrackRecorder(ItemBuffer& items, const u8* begin, const u8* stop)
         : out(items, begin, stop), stop_at(stop), end(begin) {}
     bool stop(const u8* p) const { return p >= stop_at; }
-    [[gnu::always_inline]] void on_step_begin(const u8*, u32 m) {
+    [[gnu::always_inline]] void on_step_begin(const u8*, u32 min_len) {
         out.end_step();
-        min_len = m;
+        if constexpr (!kMasks) mask = min_len ? own_min_len_mask(min_len) : 0;
     }
+    [[gnu::always_inline]] void on_step_mask(u32 m) { mask = m; }
     [[gnu::always_inline]] void on_literal(const u8* p) {
-        out.literal(min_len, false);
+        out.literal(mask, false);
         end = p + 1;
     }
     [[gnu::always_inline]] void on_match(const u8* p, u32 len, u32 offset) {
-        out.match(min_len, len, offset);
+        out.match(mask, len, offset);
         end = p + len;
     }
     [[gnu::always_inline]] void literal(const u8* p) { on_literal(p); }
@@ -268,7 +281,7 @@ struct ChunkSearcher::Impl {
 
     void search_fastest(const ChunkJob& job, ChunkTracks& out) {
         Track& t = new_track(out, job);
-        TrackRecorder rec(t.items, job.begin, job.stop);
+        TrackRecorder<false> rec(t.items, job.begin, job.stop);
         u32 hash;
         fastest->prime(job.in_begin, job.begin, hash);
         u32 max_len = kMaxMatchLen, nice_len = std::min(fastest->nice_len(), kMaxMatchLen);
@@ -299,12 +312,21 @@ struct ChunkSearcher::Impl {
     template <class Parser>
     void search_lazy(Parser& parser, const ChunkJob& job, const TrackPlan& plan, ChunkTracks& out) {
         if (!plan.fixed.empty()) {
+            out.step_masks = plan.step_masks;
             search_together(parser, job, plan, out);
             return;
         }
         // One track: the sequential parser itself, recorded.
+        out.step_masks = plan.step_masks;
+        if (plan.step_masks)
+            search_one<true>(parser, job, out);
+        else
+            search_one<false>(parser, job, out);
+    }
+    template <bool kMasks, class Parser>
+    void search_one(Parser& parser, const ChunkJob& job, ChunkTracks& out) {
         Track& t = new_track(out, job);
-        TrackRecorder rec(t.items, job.begin, job.stop);
+        TrackRecorder<kMasks> rec(t.items, job.begin, job.stop);
         parser.search(job.in_begin, job.begin, job.data_end, rec);
         rec.finish();
         t.end = rec.end;
@@ -330,6 +352,7 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
         bool in_block = false;
         u8 phase = 0;  // 0: step start; 1: lazy look-ahead at +1; 2: lazy2 look-ahead at +2
         u32 min_len = 0;
+        u32 mask = 0;  // the step's (see ItemWriter)
         const u8* next = nullptr;
         u32 cur_len = 0, cur_offset = 0;
         const u8* match_pos = nullptr;
@@ -370,7 +393,7 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
         return found[cls].result(best_len, offset);
     };
     const auto literal = [&](State& t, const u8* p, bool step_end) __attribute__((always_inline)) {
-        t.rec.literal(t.min_len, step_end);
+        t.rec.literal(t.mask, step_end);
         if (t.history) {
             t.blk.literal(*p);
             t.literals[*p]++;
@@ -378,7 +401,7 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
     };
     const auto finish_step = [&](State& t, const u8* end, bool with_match) {
         if (with_match) {
-            t.rec.match(t.min_len, t.cur_len, t.cur_offset);
+            t.rec.match(t.mask, t.cur_len, t.cur_offset);
             if (t.history) t.blk.match(t.cur_len);
         }
         t.phase = 0;
@@ -428,6 +451,8 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
                     t.min_len = t.blk.min_len;
                 }
                 const u32 len = search(0, t.min_len - 1, offset);
+                t.mask = plan.step_masks ? found[0].same_step_mask(t.min_len, Parser::kFar3)
+                                         : own_min_len_mask(t.min_len);
                 if constexpr (kMode == LazyMode::greedy) {
                     if (len >= t.min_len && (len > kMinMatchLen || offset <= 4096)) {
                         t.match_pos = q;
@@ -505,7 +530,7 @@ struct Cursor {
     const u8* p;
 
     [[nodiscard]] bool at_end() const { return i >= track->items.size(); }
-    [[nodiscard]] u32 min_len() const { return item_min_len(track->items[i]); }
+    [[nodiscard]] bool fits(u32 min_len) const { return item_fits(track->items[i], min_len); }
     void skip_step() {
         for (;;) {
             const u32 item = track->items[i++];
@@ -572,6 +597,7 @@ public:
         src.chunk = tracks;
         for (const Track& t : tracks->tracks) src.cursors.push_back(Cursor{&t, 0, t.begin});
         if (tracks->tracks.size() == 1 && !kFastest) stats.history_only_chunks++;
+        if (tracks->step_masks) stats.masked_chunks++;
 
         const u8* const limit = eof_ && job.end == data_end_ ? data_end_ : job.end;
         chunk_missed_ = false;
@@ -589,6 +615,7 @@ public:
         }
         drop_old_sources();
         clean_chunks_ = chunk_missed_ ? 0 : clean_chunks_ + 1;
+        weigh_step_masks(*tracks);
         const std::uint64_t own_ns = thread_cpu_ns() - t0 - emit_ns_;
         stats.resolve_ns += own_ns;
         // Load of the resolver against the search, per track, smoothed over ~8 chunks.
@@ -618,10 +645,35 @@ public:
         const bool all_tracks = mode_ == TrackMode::all ||
                                 (mode_ == TrackMode::automatic && missing && resolver_load_ * workers_ > 1.0);
         if (all_tracks) plan.fixed = recent_min_lens_;
+        plan.step_masks = mode_ == TrackMode::all || masked_chunks_left_ > 0;
         return plan;
     }
 
 private:
+    // Step masks (TrackPlan::step_masks) cost the search ~5% (binary files) and save the
+    // repairs of min_len flips: at each true block start whose min_len differs from the
+    // history track's there (3/4 or 4/5 in text), ~10 KB parsed again, serially; with
+    // masks only the steps a min_len really changes (12% of the input -> 1.4% on the Linux
+    // tar at level 6).  Asked for, for the next kMaskedChunks chunks, when a chunk's
+    // min_len repairs reach kMaskPressure / workers of its bytes: without masks their
+    // bytes, with masks their count times kBytesPerMaskedRepair (a measured 50-125 bytes
+    // that would have been repaired per repair left).  A repaired byte costs about twice
+    // a searched one (priming), so on 2 cores masks pay from ~2.5% repairs; with more
+    // workers the search is spread and the serial repairs hold everybody up, so sooner.
+    static constexpr double kMaskPressure = 0.04;
+    static constexpr double kBytesPerMaskedRepair = 64;
+    static constexpr int kMaskedChunks = 8;
+    void weigh_step_masks(const ChunkTracks& tracks) {
+        const double pressure = tracks.step_masks ? double(chunk_min_len_repairs_) * kBytesPerMaskedRepair
+                                                  : double(chunk_min_len_repair_bytes_);
+        const double bytes = double(tracks.job.end - tracks.job.begin) / workers_;
+        if (pressure > kMaskPressure * bytes)
+            masked_chunks_left_ = kMaskedChunks;
+        else if (masked_chunks_left_ > 0)
+            masked_chunks_left_--;
+        chunk_min_len_repairs_ = chunk_min_len_repair_bytes_ = 0;
+    }
+
     static constexpr u32 kCleanChunksForHistoryOnly = 8;
     static constexpr std::size_t kRecentMinLens = 2;
 
@@ -736,7 +788,7 @@ private:
 
     [[nodiscard]] bool fits(const Cursor& c) const {
         if constexpr (kFastest) return true;
-        return c.min_len() == blk_.min_len;
+        return c.fits(blk_.min_len);
     }
 
     void take_step() {
@@ -827,6 +879,7 @@ private:
         repair_hashes_[1] = hashes[1];
         repair_hash_ = hash;
         pos_ = p;
+        repaired_to_ = p;
         return true;
     }
 
@@ -876,7 +929,7 @@ private:
         if constexpr (kFastest) pass_strides(*c.track, blk, i, p, stop, steps);
         while (i < n && run_goes_on(blk, p, stop)) {
             if constexpr (!kFastest)
-                if (item_min_len(items[i]) != blk.min_len) break;
+                if (!item_fits(items[i], blk.min_len)) break;
             apply_step(items, i, p, out);
             ++steps;
         }
@@ -921,8 +974,10 @@ private:
     void repair_step(bool some_track_here) {
         if (!repairing_) {
             stats.repairs++;
+            repair_for_min_len_ = some_track_here;
             if (some_track_here) {
                 stats.repairs_min_len++;
+                chunk_min_len_repairs_++;
                 chunk_missed_ = true;
             } else {
                 stats.repairs_phase++;
@@ -931,16 +986,25 @@ private:
         const u8* const before = pos_;
         parse_step();
         stats.repair_bytes += std::uint64_t(pos_ - before);
+        if (repair_for_min_len_) chunk_min_len_repair_bytes_ += std::uint64_t(pos_ - before);
     }
 
     // One step parsed by the resolver itself, exactly as the sequential parser would.
     void parse_step() {
         if (!repairing_) {
             repairing_ = true;
-            if constexpr (kFastest)
+            if constexpr (kFastest) {
                 repairer_.prime(in_begin_, pos_, repair_hash_);
-            else
-                repairer_.prime(in_begin_, pos_, repair_hashes_);
+            } else {
+                // Since steps take a track's step wherever its mask allows, repairs are
+                // mostly a step or two; priming 32 KiB for each would cost more than the
+                // steps.  Near the last repair, the finder catches up instead.
+                if (repaired_to_ != nullptr && repaired_to_ <= pos_ && std::size_t(pos_ - repaired_to_) <= kCatchUpMax &&
+                    blk_.in_end - pos_ > kCatchUpEndMargin)
+                    repairer_.catch_up(repaired_to_, pos_, blk_.in_end, repair_hashes_);
+                else
+                    repairer_.prime(in_begin_, pos_, repair_hashes_);
+            }
         }
         if (alone_) {
             SeqSink seqs{b_};
@@ -954,6 +1018,7 @@ private:
         RepairRecorder rec{*repair_items_, LiteralCounts{freqs_.litlen}};
         Apply<RepairRecorder> out{blk_, rec};
         repair_parse(out);
+        repaired_to_ = pos_;
         add_run(nullptr, first, repair_items_->size() - first, at, nullptr);
     }
 
@@ -1005,6 +1070,15 @@ private:
     u32 repair_hashes_[2] = {0, 0};
     u32 repair_hash_ = 0;
     bool repairing_ = false;
+    // Where the repairer's match finder stands after its last step (levels 2-9, not
+    // alone_): a later repair within kCatchUpMax inserts the positions between instead
+    // of priming 32 KiB afresh (priming also resets the tables: 256 KiB).
+    const u8* repaired_to_ = nullptr;
+    bool repair_for_min_len_ = false;  ///< the current repair's cause
+    std::uint64_t chunk_min_len_repairs_ = 0, chunk_min_len_repair_bytes_ = 0;  ///< this chunk's
+    int masked_chunks_left_ = 0;
+    static constexpr std::size_t kCatchUpMax = 40 * 1024;
+    static constexpr std::ptrdiff_t kCatchUpEndMargin = 4 * kMaxMatchLen;
 
     const u8* in_begin_ = nullptr;
     const u8* pos_ = nullptr;

@@ -53,6 +53,11 @@ using TrackMode = ::flowdeflate::Tracks;
 struct TrackPlan {
     bool history = true;
     std::vector<u32> fixed;  ///< min match lengths of fixed tracks
+    /// Levels 2-9: each step records every min match length it is valid for (its mask),
+    /// not just its own, so that the resolver can take it under another min_len.  Costs
+    /// the search ~5% (binary files); the resolver asks for it where min_len repairs are
+    /// frequent (see Resolver::plan()).
+    bool step_masks = false;
 };
 
 /// One chunk of the input as the reader hands it out.
@@ -162,6 +167,7 @@ struct Track {
 struct ChunkTracks {
     ChunkJob job;
     std::vector<Track> tracks;
+    bool step_masks = false;      ///< the plan's, as searched
     std::uint64_t search_ns = 0;  ///< CPU time the search took (core/clock.hpp)
 };
 
@@ -214,6 +220,7 @@ struct ResolverStats {
     std::uint64_t repairs_min_len = 0;  ///< repairs where a track stood at the position, with another min_len
     std::uint64_t repairs_phase = 0;    ///< repairs where no track had a step at the position
     std::uint64_t history_only_chunks = 0;  ///< chunks searched with the history track only
+    std::uint64_t masked_chunks = 0;  ///< chunks searched with step masks (TrackPlan::step_masks)
     std::uint64_t resolve_ns = 0;  ///< the resolver's own CPU time, emitting excluded
 };
 

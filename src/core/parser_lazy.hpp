@@ -39,13 +39,24 @@ struct LazyParseState {
 
 [[gnu::always_inline]] inline int bsr32(u32 v) { return 31 - __builtin_clz(v); }
 
+/// Does a step's output @p Out take the step's HcMatchFinder::SharedMatch::same_step_mask()
+/// (Out::kStepMask, with step_mask(mask) called before the step's items)?  The parallel
+/// search's tracks do: the resolver may then take a step parsed with one min match length
+/// where the true parse has another.  Computing it costs the sequential parse nothing.
+template <class Out>
+inline constexpr bool kWantsStepMask = requires { requires Out::kStepMask; };
+
 /// Where the sequential parse puts a step's items: the block's sequences, the split
 /// statistics and the trace.
 template <class Trace>
 struct BuildItems {
+    static constexpr bool kStepMask = kWantsStepMask<Trace>;
     SequenceBuilder& b;
     BlockSplitStats& split;
     Trace& trace;
+    [[gnu::always_inline]] void step_mask(u32 mask) {
+        if constexpr (kStepMask) trace.on_step_mask(mask);
+    }
     [[gnu::always_inline]] void literal(const u8* p) {
         trace.on_literal(p);
         split.observe_literal(*p);
@@ -107,8 +118,8 @@ public:
         u32 max_len = kMaxMatchLen, nice_len = std::min(nice_match_length_, kMaxMatchLen);
         adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
         if constexpr (!kLazy) {
-            u32 offset;
-            const u32 length = mf_.longest_match(in_next, min_len - 1, max_len, nice_len, depth, next_hashes, offset);
+            u32 offset = 0;
+            const u32 length = first_search(in_next, min_len, max_len, nice_len, next_hashes, offset, out);
             if (length >= min_len && (length > kMinMatchLen || offset <= 4096)) {
                 out.match(in_next, length, offset);
                 mf_.skip_bytes(in_next + 1, in_end, length - 1, next_hashes);
@@ -117,8 +128,8 @@ public:
             out.literal(in_next);
             return in_next + 1;
         } else {
-            u32 cur_offset;
-            u32 cur_len = mf_.longest_match(in_next, min_len - 1, max_len, nice_len, depth, next_hashes, cur_offset);
+            u32 cur_offset = 0;
+            u32 cur_len = first_search(in_next, min_len, max_len, nice_len, next_hashes, cur_offset, out);
             if (cur_len < min_len || (cur_len == kMinMatchLen && cur_offset > 8192)) {
                 out.literal(in_next);
                 return in_next + 1;
@@ -171,6 +182,32 @@ public:
                 return in_next;
             }
         }
+    }
+
+    /// The length-3 match farther than this is a literal (greedy: 4096, lazy: 8192).
+    static constexpr u32 kFar3 = kLazy ? 8192 : 4096;
+
+    /// A step's first search, the only one that reads min_len: longest_match() with
+    /// best_len = min_len - 1, or, for an @p out that wants it, the search for every
+    /// best_len at once, which gives the same result and the step's mask.
+    template <class Out>
+    [[gnu::always_inline]] u32 first_search(const u8* in_next, u32 min_len, u32 max_len, u32 nice_len,
+                                            u32 next_hashes[2], u32& offset, Out& out) {
+        if constexpr (kWantsStepMask<Out>) {
+            HcMatchFinder::SharedMatch found;
+            mf_.longest_match_shared(in_next, min_len, max_len, nice_len, max_search_depth_, next_hashes, found);
+            return found.step(min_len, kFar3, offset, [&](u32 mask) { out.step_mask(mask); });
+        } else {
+            return mf_.longest_match(in_next, min_len - 1, max_len, nice_len, max_search_depth_, next_hashes, offset);
+        }
+    }
+
+    /// Brings the match finder from its state at @p from (a step position of this
+    /// finder's own parse) to its state at @p to, inserting the positions between, as
+    /// the parse would: cheaper than prime() when @p to is near.  Not within a match's
+    /// length of @p in_end.
+    void catch_up(const u8* from, const u8* to, const u8* in_end, u32 next_hashes[2]) {
+        mf_.insert_range(from, to, in_end, next_hashes);
     }
 
     /// Brings the match finder to its state at @p pos (see HcMatchFinder::prime());
