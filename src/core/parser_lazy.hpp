@@ -48,10 +48,10 @@ inline constexpr bool kWantsStepMask = requires { requires Out::kStepMask; };
 
 /// Where the sequential parse puts a step's items: the block's sequences, the split
 /// statistics and the trace.
-template <class Trace>
+template <class Trace, class Builder = SequenceBuilder>
 struct BuildItems {
     static constexpr bool kStepMask = kWantsStepMask<Trace>;
-    SequenceBuilder& b;
+    Builder& b;
     BlockSplitStats& split;
     Trace& trace;
     [[gnu::always_inline]] void step_mask(u32 mask) {
@@ -231,7 +231,9 @@ private:
     void run(const u8* in_next, InputView view, Sink& sink, Trace& trace) {
         const u8* in_end;
         const u32 depth = max_search_depth_;
-        SequenceBuilder b;
+        // A parse that only records its steps (the parallel search) codes no block: it
+        // only counts what the block logic reads.
+        std::conditional_t<std::decay_t<Trace>::kSteps, MatchCounter, SequenceBuilder> b;
         LazyParseState& st = st_;
         bool resumed = st.block_begin != nullptr;
         // The hottest state lives in locals, so the compiler can keep it in registers;
@@ -284,7 +286,7 @@ private:
                     }
                 }
                 if constexpr (std::decay_t<Trace>::kSteps) trace.on_step_begin(in_next, min_len);
-                BuildItems<std::decay_t<Trace>> items{b, split, trace};
+                BuildItems<std::decay_t<Trace>, decltype(b)> items{b, split, trace};
                 in_next = step(in_next, in_end, min_len, next_hashes, items);
             } while (in_next < max_block_end && b.below(seq_limit) &&
                      !split.should_end_block(block_begin, in_next, in_end));

@@ -87,4 +87,28 @@ private:
     SymbolFreqs* freqs_ = nullptr;
 };
 
+/// SequenceBuilder's interface for a parse whose blocks nobody codes (the parallel
+/// search's history track): it keeps what the block logic reads, the literal counts (the
+/// min_len recalculation) and the number of matches (the sequence store's limit), and
+/// skips writing sequences and counting match symbols.
+class MatchCounter {
+public:
+    void begin(Sequence* first, SymbolFreqs* freqs) {
+        seq_ = first;
+        first_ = first;
+        freqs_ = freqs;
+        std::memset(freqs_->litlen, 0, sizeof(freqs_->litlen));
+    }
+    [[gnu::always_inline]] void literal(u8 lit) { freqs_->litlen[lit]++; }
+    [[gnu::always_inline]] void match(u32, u32) { ++seq_; }
+    [[nodiscard]] bool below(const Sequence* limit) const { return seq_ < limit; }
+    [[nodiscard]] std::size_t num_matches() const { return std::size_t(seq_ - first_); }
+    [[nodiscard]] const Sequence* first() const { return first_; }
+
+private:
+    Sequence* seq_ = nullptr;  // never written through
+    Sequence* first_ = nullptr;
+    SymbolFreqs* freqs_ = nullptr;
+};
+
 }  // namespace flowdeflate::core
