@@ -55,14 +55,33 @@ struct HuffmanCodes {
     seq.offset_slot = u16(oslot);
 }
 
-/// Appends parser choices to a sequence list and counts their symbols.  One object per
-/// block; the parser owns the storage (no allocation per block).
-class SequenceBuilder {
+/// Where a block's matches go, and how many there are: what SequenceBuilder and
+/// MatchCounter share (the block logic reads the count).
+class MatchStore {
 public:
-    void begin(Sequence* first, SymbolFreqs* freqs) {
+    /// True while fewer than @p limit sequences (matches) are stored.
+    [[nodiscard]] bool below(const Sequence* limit) const { return seq_ < limit; }
+    /// Number of matches chosen so far in this block.
+    [[nodiscard]] std::size_t num_matches() const { return std::size_t(seq_ - first_); }
+    [[nodiscard]] const Sequence* first() const { return first_; }
+
+protected:
+    void start(Sequence* first, SymbolFreqs* freqs) {
         seq_ = first;
         first_ = first;
         freqs_ = freqs;
+    }
+    Sequence* seq_ = nullptr;
+    Sequence* first_ = nullptr;
+    SymbolFreqs* freqs_ = nullptr;
+};
+
+/// Appends parser choices to a sequence list and counts their symbols.  One object per
+/// block; the parser owns the storage (no allocation per block).
+class SequenceBuilder : public MatchStore {
+public:
+    void begin(Sequence* first, SymbolFreqs* freqs) {
+        start(first, freqs);
         freqs_->clear();
         seq_->litrunlen_and_length = 0;
     }
@@ -75,40 +94,20 @@ public:
         ++seq_;
         seq_->litrunlen_and_length = 0;
     }
-    /// True while fewer than @p limit sequences (matches) are stored.
-    [[nodiscard]] bool below(const Sequence* limit) const { return seq_ < limit; }
-    /// Number of matches chosen so far in this block.
-    [[nodiscard]] std::size_t num_matches() const { return std::size_t(seq_ - first_); }
-    [[nodiscard]] const Sequence* first() const { return first_; }
-
-private:
-    Sequence* seq_ = nullptr;
-    Sequence* first_ = nullptr;
-    SymbolFreqs* freqs_ = nullptr;
 };
 
 /// SequenceBuilder's interface for a parse whose blocks nobody codes (the parallel
 /// search's history track): it keeps what the block logic reads, the literal counts (the
 /// min_len recalculation) and the number of matches (the sequence store's limit), and
-/// skips writing sequences and counting match symbols.
-class MatchCounter {
+/// skips writing sequences (seq_ is never written through) and counting match symbols.
+class MatchCounter : public MatchStore {
 public:
     void begin(Sequence* first, SymbolFreqs* freqs) {
-        seq_ = first;
-        first_ = first;
-        freqs_ = freqs;
+        start(first, freqs);
         std::memset(freqs_->litlen, 0, sizeof(freqs_->litlen));
     }
     [[gnu::always_inline]] void literal(u8 lit) { freqs_->litlen[lit]++; }
     [[gnu::always_inline]] void match(u32, u32) { ++seq_; }
-    [[nodiscard]] bool below(const Sequence* limit) const { return seq_ < limit; }
-    [[nodiscard]] std::size_t num_matches() const { return std::size_t(seq_ - first_); }
-    [[nodiscard]] const Sequence* first() const { return first_; }
-
-private:
-    Sequence* seq_ = nullptr;  // never written through
-    Sequence* first_ = nullptr;
-    SymbolFreqs* freqs_ = nullptr;
 };
 
 }  // namespace flowdeflate::core
