@@ -25,12 +25,14 @@ struct BlockSplitStats {
 
     void reset() { *this = BlockSplitStats{}; }
 
+    [[gnu::always_inline]] static u32 literal_type(u8 lit) { return ((lit >> 5) & 0x6) | (lit & 1); }
+    [[gnu::always_inline]] static u32 match_type(u32 length) { return kLiteralTypes + (length >= 9); }
     [[gnu::always_inline]] void observe_literal(u8 lit) {
-        new_observations[((lit >> 5) & 0x6) | (lit & 1)]++;
+        new_observations[literal_type(lit)]++;
         num_new_observations++;
     }
     [[gnu::always_inline]] void observe_match(u32 length) {
-        new_observations[kLiteralTypes + (length >= 9)]++;
+        new_observations[match_type(length)]++;
         num_new_observations++;
     }
     void merge_new_observations() {

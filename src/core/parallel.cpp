@@ -117,6 +117,48 @@ struct TrackRecorder : NoTrace {
     }
 };
 
+// The history track's recorder at levels 2-9: also marks its strides (Track::LazyStride)
+// from the parse's own block-split statistics, which count every item: the observations
+// of a stride are the difference of the running totals at its two ends.  (Counting steps
+// here, not in the parse's locals, cost the search 5%.)
+template <bool kMasks>
+struct LazyTrackRecorder : TrackRecorder<kMasks> {
+    using Base = TrackRecorder<kMasks>;
+    static constexpr std::size_t kStrideSteps = Track::kLazyStride;
+    std::vector<Track::LazyStride>& strides;
+    const u8* begin;
+    u32 base[BlockSplitStats::kTypes] = {};  // totals of the track's finished blocks
+    u32 last[BlockSplitStats::kTypes] = {};  // running totals at the last stride's end
+    std::size_t base_matches = 0, last_matches = 0;
+    u32 last_item = 0;
+
+    LazyTrackRecorder(Track& t, const u8* stop) : Base(t.items, t.begin, stop), strides(t.strides), begin(t.begin) {
+        strides.clear();
+    }
+    void stride_end(const u8* p, const BlockSplitStats& split, std::size_t matches) {
+        Track::LazyStride s;
+        for (u32 type = 0; type < BlockSplitStats::kTypes; ++type) {
+            const u32 total = base[type] + split.observations[type] + split.new_observations[type];
+            s.observations[type] = u8(total - last[type]);
+            last[type] = total;
+        }
+        s.matches = u16(base_matches + matches - last_matches);
+        last_matches = base_matches + matches;
+        s.item_end = u32(this->out.next - this->out.first);
+        s.offset = u32(p - begin);
+        u32 mask = HcMatchFinder::kAllMinLens << kMaskShift;
+        for (const u32* item = this->out.first + last_item; item != this->out.next; ++item) mask &= *item;
+        s.mask = u8(mask >> kMaskShift);
+        last_item = s.item_end;
+        strides.push_back(s);
+    }
+    void on_block_end(const BlockSplitStats& split, std::size_t matches) {
+        for (u32 type = 0; type < BlockSplitStats::kTypes; ++type)
+            base[type] += split.observations[type] + split.new_observations[type];
+        base_matches += matches;
+    }
+};
+
 // libdeflate's block logic between two steps (levels 1-9): where a block ends and, at the
 // lazy levels, which min match length the next step uses.  The resolver runs it for the
 // true parse; the history track runs it as if a block began at its chunk's start.
@@ -311,22 +353,55 @@ struct ChunkSearcher::Impl {
 
     template <class Parser>
     void search_lazy(Parser& parser, const ChunkJob& job, const TrackPlan& plan, ChunkTracks& out) {
-        if (!plan.fixed.empty()) {
-            out.step_masks = plan.step_masks;
-            search_together(parser, job, plan, out);
-            return;
-        }
-        // One track: the sequential parser itself, recorded.
         out.step_masks = plan.step_masks;
-        if (plan.step_masks)
+        if (!plan.fixed.empty()) {
+            search_together(parser, job, plan, out);
+            for (Track& t : out.tracks) mark_lazy_strides(t);
+        } else if (plan.step_masks) {  // one track: the sequential parser itself, recorded
             search_one<true>(parser, job, out);
-        else
+        } else {
             search_one<false>(parser, job, out);
+        }
+    }
+
+    // A lazy-level track's strides (Track::LazyStride), in a pass of their own, for
+    // search_together()'s tracks (a pass over the items costs the search ~10%: the
+    // history track's recorder marks them as it goes).
+    static void mark_lazy_strides(Track& t) {
+        const u32* const items = t.items.data();
+        const std::size_t n = t.items.size();
+        t.strides.clear();
+        t.strides.reserve(n / Track::kLazyStride + 1);
+        Track::LazyStride stride{};
+        stride.mask = u8(HcMatchFinder::kAllMinLens);
+        std::size_t steps = 0;
+        const u8* p = t.begin;
+        for (std::size_t i = 0; i < n; ++i) {
+            const u32 item = items[i];
+            const u32 len = item_len(item);
+            stride.mask &= u8(item >> kMaskShift);
+            if (len == 0) {
+                stride.observations[BlockSplitStats::literal_type(*p)]++;
+                ++p;
+            } else {
+                stride.observations[BlockSplitStats::match_type(len)]++;
+                stride.matches++;
+                p += len;
+            }
+            if ((item & kStepEnd) && ++steps == Track::kLazyStride) {
+                stride.item_end = u32(i + 1);
+                stride.offset = u32(p - t.begin);
+                t.strides.push_back(stride);
+                stride = Track::LazyStride{};
+                stride.mask = u8(HcMatchFinder::kAllMinLens);
+                steps = 0;
+            }
+        }
     }
     template <bool kMasks, class Parser>
     void search_one(Parser& parser, const ChunkJob& job, ChunkTracks& out) {
         Track& t = new_track(out, job);
-        TrackRecorder<kMasks> rec(t.items, job.begin, job.stop);
+        LazyTrackRecorder<kMasks> rec(t, job.stop);
         parser.search(job.in_begin, job.begin, job.data_end, rec);
         rec.finish();
         t.end = rec.end;
@@ -608,6 +683,8 @@ public:
                 continue;
             }
             const u32 min_len_before = blk_.min_len;
+            if constexpr (kCountLiterals)
+                if (!alone_ && pos_ >= blk_.next_recalc) count_literals_to(pos_);
             blk_.before_step(pos_, freqs_.litlen, params_.max_search_depth);
             if (blk_.min_len != min_len_before) note_min_len(blk_.min_len);
             take_step();
@@ -679,29 +756,23 @@ private:
 
     // What a step's items feed besides the block logic.  With one worker the resolver
     // parses every block itself and builds its sequences and symbol counts as it goes
-    // (SeqSink).  Otherwise the block goes to Code as runs of items, and the resolver
-    // keeps only the literal counts that the min_len recalculation reads (LiteralCounts),
-    // recording the items of the steps it repairs (RepairRecorder).
+    // (SeqSink).  Otherwise the block goes to Code as runs of items (nothing: NoSink),
+    // recording the items of the steps it repairs (RepairRecorder); the literal counts
+    // that the min_len recalculation reads are counted from the runs when it is due
+    // (count_literals_to()).
     static constexpr bool kCountLiterals = BlockLogic<Parser>::kRecalc;
     struct SeqSink {
         SequenceBuilder& b;
         [[gnu::always_inline]] void literal(const u8* p) { b.literal(*p); }
         [[gnu::always_inline]] void match(const u8*, u32 len, u32 offset) { b.match(len, offset); }
     };
-    struct LiteralCounts {
-        u32* litlen;
-        [[gnu::always_inline]] void literal(const u8* p) {
-            if constexpr (kCountLiterals) litlen[*p]++;
-        }
+    struct NoSink {
+        [[gnu::always_inline]] void literal(const u8*) {}
         [[gnu::always_inline]] void match(const u8*, u32, u32) {}
     };
     struct RepairRecorder {
         std::vector<u32>& items;
-        LiteralCounts counts;
-        void literal(const u8* p) {
-            items.push_back(0);
-            counts.literal(p);
-        }
+        void literal(const u8*) { items.push_back(0); }
         void match(const u8*, u32 len, u32 offset) { items.push_back(match_item(len, offset)); }
     };
     // Items of one step, from a track or from a repair, into the block: its block logic
@@ -749,6 +820,7 @@ private:
             if constexpr (kCountLiterals) std::memset(freqs_.litlen, 0, sizeof(freqs_.litlen));
             runs_.clear();
             keep_.clear();
+            counted_ = LiteralCursor{0, 0, pos_, 0};
         }
         block_begin_ = pos_;
         in_block_ = true;
@@ -770,7 +842,7 @@ private:
                 block->runs.push_back(ItemRun{(r.base ? r.base : repair_items_->data()) + r.first, r.count, r.at});
             if constexpr (kCountLiterals) {
                 std::memcpy(block->freqs.litlen, freqs_.litlen, kNumLiterals * sizeof(u32));
-                block->literals_counted = true;
+                block->literals_counted = counted_.items;
             }
             if (repair_items_) keep_.push_back(std::move(repair_items_));
             repair_items_.reset();
@@ -900,10 +972,39 @@ private:
         }
     }
 
+    // Counts the literals of the block's runs up to @p target (a step position the runs
+    // reach), for the min_len recalculation; Code counts the rest (literals_counted).
+    void count_literals_to(const u8* target) {
+        // (The last run may still grow: add_run() appends to it, so the cursor stays on
+        // it at its end until a new run follows.)
+        LiteralCursor& c = counted_;
+        while (c.p < target && c.run < runs_.size()) {
+            const PendingRun& r = runs_[c.run];
+            if (c.item == r.count) {
+                if (c.run + 1 == runs_.size()) break;
+                c.run++;
+                c.item = 0;
+                assert(runs_[c.run].at == c.p);
+                continue;
+            }
+            const u32* const items = (r.base ? r.base : repair_items_->data()) + r.first;
+            std::size_t j = c.item;
+            const u8* p = c.p;
+            for (; j < r.count && p < target; ++j) {
+                const u32 len = item_len(items[j]);
+                if (len == 0) freqs_.litlen[*p]++;
+                p += len ? len : 1;
+            }
+            c.items += j - c.item;
+            c.p = p;
+            c.item = j;
+        }
+    }
+
     // One step of @p c (the followed cursor), into the resolver's own state.
     void apply(Cursor& c) {
-        LiteralCounts counts{freqs_.litlen};
-        Apply<LiteralCounts> out{blk_, counts};
+        NoSink counts;
+        Apply<NoSink> out{blk_, counts};
         const std::size_t first = c.i;
         const u8* const at = pos_;
         apply_step(c.track->items.data(), c.i, pos_, out);
@@ -919,14 +1020,17 @@ private:
     // fell by a quarter (23-27%).
     void apply_steps(Cursor& c, const u8* stop) {
         BlockLogic<Parser> blk = blk_;
-        LiteralCounts counts{freqs_.litlen};
-        Apply<LiteralCounts> out{blk, counts};
+        NoSink counts;
+        Apply<NoSink> out{blk, counts};
         const u32* const items = c.track->items.data();
         const std::size_t n = c.track->items.size();
         std::size_t i = c.i;
         const u8* p = pos_;
         std::uint64_t steps = 0;
-        if constexpr (kFastest) pass_strides(*c.track, blk, i, p, stop, steps);
+        if constexpr (kFastest)
+            pass_strides(*c.track, blk, i, p, stop, steps);
+        else
+            pass_lazy_strides(*c.track, blk, i, p, stop, steps, out);
         while (i < n && run_goes_on(blk, p, stop)) {
             if constexpr (!kFastest)
                 if (!item_fits(items[i], blk.min_len)) break;
@@ -949,8 +1053,8 @@ private:
                              std::uint64_t& steps) {
         const std::size_t marks = t.marks.size();
         if (i / Track::kStride >= marks) return;
-        LiteralCounts none{nullptr};
-        Apply<LiteralCounts> out{blk, none};
+        NoSink none;
+        Apply<NoSink> out{blk, none};
         const u32* const items = t.items.data();
         while (i % Track::kStride != 0) {
             if (!run_goes_on(blk, p, stop)) return;
@@ -968,6 +1072,52 @@ private:
             blk.num_matches = matches;
             i += Track::kStride;
             steps += Track::kStride;
+        }
+    }
+
+    // Levels 2-9: the same over the track's LazyStrides.  A stride goes in one go when
+    // every step of it fits the block's min_len (its mask) and none of them could stop
+    // the run (run_goes_on()): it ends by the run's stop and below the sequence limit,
+    // and no block-split check can fall at any of its step ends (fewer than 512 new
+    // observations by its end, or the block shorter than 5000 bytes by its end, or less
+    // than 5000 bytes of input left from its start).  Then the stride's observation
+    // counts go into the statistics at once.  First walks to a stride's start.
+    template <class Out>
+    static void pass_lazy_strides(const Track& t, BlockLogic<Parser>& blk, std::size_t& i, const u8*& p,
+                                  const u8* stop, std::uint64_t& steps, Out& out) {
+        const std::vector<Track::LazyStride>& strides = t.strides;
+        std::size_t k = std::size_t(
+            std::upper_bound(strides.begin(), strides.end(), i,
+                             [](std::size_t v, const Track::LazyStride& s) { return v < s.item_end; }) -
+            strides.begin());
+        if (k == strides.size()) return;
+        const u32* const items = t.items.data();
+        if (i != (k == 0 ? 0 : strides[k - 1].item_end)) {  // inside stride k: walk to its end
+            while (i < strides[k].item_end) {
+                if (!run_goes_on(blk, p, stop) || !item_fits(items[i], blk.min_len)) return;
+                apply_step(items, i, p, out);
+                ++steps;
+            }
+            ++k;
+        }
+        BlockSplitStats& split = blk.split;
+        for (; k < strides.size(); ++k) {
+            const Track::LazyStride& s = strides[k];
+            const u8* const q = t.begin + s.offset;
+            const u32 observations = s.item_end - u32(i);
+            const bool no_check = split.num_new_observations + observations < BlockSplitStats::kObservationsPerCheck ||
+                                  q - blk.block_begin < std::ptrdiff_t(kMinBlockLength) ||
+                                  blk.in_end - p < std::ptrdiff_t(kMinBlockLength);
+            if (!((s.mask >> (blk.min_len - kMinMatchLen)) & 1) || q > stop ||
+                blk.num_matches + s.matches >= blk.seq_limit || !no_check)
+                return;
+            for (u32 type = 0; type < BlockSplitStats::kTypes; ++type)
+                split.new_observations[type] += s.observations[type];
+            split.num_new_observations += observations;
+            blk.num_matches += s.matches;
+            p = q;
+            i = s.item_end;
+            steps += Track::kLazyStride;
         }
     }
 
@@ -1015,7 +1165,7 @@ private:
         if (!repair_items_) repair_items_ = std::make_shared<std::vector<u32>>();
         const std::size_t first = repair_items_->size();
         const u8* const at = pos_;
-        RepairRecorder rec{*repair_items_, LiteralCounts{freqs_.litlen}};
+        RepairRecorder rec{*repair_items_};
         Apply<RepairRecorder> out{blk_, rec};
         repair_parse(out);
         repaired_to_ = pos_;
@@ -1098,6 +1248,14 @@ private:
         const u8* at;
     };
     std::vector<PendingRun> runs_;
+    // How far the block's literals are counted (kCountLiterals): the next item to count,
+    // items[item] of runs_[run], at p; items: items counted so far.
+    struct LiteralCursor {
+        std::size_t run = 0, item = 0;
+        const u8* p = nullptr;
+        std::size_t items = 0;
+    };
+    LiteralCursor counted_;
     std::vector<std::shared_ptr<const void>> keep_;
     std::shared_ptr<std::vector<u32>> repair_items_;  ///< this block's repaired steps
     std::size_t next_block_index_ = 0;
@@ -1144,25 +1302,41 @@ const ResolverStats& Resolver::stats() const { return impl_->core->stats; }
 
 namespace {
 
-// A block's sequences and symbol counts from its item runs, the run of literals kept in
-// a register.  kCountLiterals false: the resolver counted them already.
+// Sequences and symbol counts of @p count items at @p p (both move on), the run of
+// literals kept in a register.  kCountLiterals false: the resolver counted them already.
 template <bool kCountLiterals>
-void build_sequences(const std::vector<ItemRun>& runs, Sequence* seq, SymbolFreqs& freqs) {
+[[gnu::always_inline]] inline void build_run(const u32* items, std::size_t count, const u8*& p, Sequence*& seq,
+                                             SymbolFreqs& freqs, u32& litrun) {
+    u32 lits = litrun;
+    Sequence* s = seq;
+    const u8* q = p;
+    for (const u32 *item = items, *end = items + count; item != end; ++item) {
+        const u32 len = item_len(*item);
+        if (len == 0) {
+            if constexpr (kCountLiterals) freqs.litlen[*q]++;
+            ++lits;
+            ++q;
+        } else {
+            put_match(*s++, freqs, lits, len, item_offset(*item));
+            lits = 0;
+            q += len;
+        }
+    }
+    litrun = lits;
+    seq = s;
+    p = q;
+}
+
+// A block's sequences and symbol counts from its item runs, whose first @p counted items'
+// literals the resolver counted.
+void build_sequences(const std::vector<ItemRun>& runs, std::size_t counted, Sequence* seq, SymbolFreqs& freqs) {
     u32 litrun = 0;
     for (const ItemRun& run : runs) {
+        const std::size_t done = std::min(counted, run.count);
+        counted -= done;
         const u8* p = run.at;
-        for (const u32 *item = run.items, *end = run.items + run.count; item != end; ++item) {
-            const u32 len = item_len(*item);
-            if (len == 0) {
-                if constexpr (kCountLiterals) freqs.litlen[*p]++;
-                ++litrun;
-                ++p;
-            } else {
-                put_match(*seq++, freqs, litrun, len, item_offset(*item));
-                litrun = 0;
-                p += len;
-            }
-        }
+        if (done) build_run<false>(run.items, done, p, seq, freqs, litrun);
+        if (done < run.count) build_run<true>(run.items + done, run.count - done, p, seq, freqs, litrun);
     }
     seq->litrunlen_and_length = litrun;
     freqs.litlen[kEndOfBlock]++;
@@ -1187,12 +1361,8 @@ void BlockEncoder::encode(const ResolvedBlock& block, CodedBlock& out) {
             freqs_ = std::make_unique<SymbolFreqs>();
         }
         freqs_->clear();
-        if (block.literals_counted) {
-            std::memcpy(freqs_->litlen, block.freqs.litlen, kNumLiterals * sizeof(u32));
-            build_sequences<false>(block.runs, seqs_.get(), *freqs_);
-        } else {
-            build_sequences<true>(block.runs, seqs_.get(), *freqs_);
-        }
+        if (block.literals_counted) std::memcpy(freqs_->litlen, block.freqs.litlen, kNumLiterals * sizeof(u32));
+        build_sequences(block.runs, block.literals_counted, seqs_.get(), *freqs_);
         seqs = seqs_.get();
         freqs = freqs_.get();
     }

@@ -153,10 +153,23 @@ struct Track {
     };
     static constexpr std::size_t kStride = 64;
 
+    /// Levels 2-9: what every kLazyStride steps of the track add to the block logic, so
+    /// that the resolver can pass them in one go where no block-split check, limit or
+    /// min_len recalculation falls among them (see the resolver's pass_lazy_strides()).
+    struct LazyStride {
+        u32 item_end;  ///< items before the stride's end
+        u32 offset;    ///< position after the stride, from begin
+        u16 matches;   ///< matches in the stride
+        u8 mask;       ///< the AND of its steps' masks: the min_len every step fits
+        u8 observations[10];  ///< its items by block-split observation type
+    };
+    static constexpr std::size_t kLazyStride = 16;
+
     const u8* begin = nullptr;
     const u8* end = nullptr;  ///< position after the last step
     ItemBuffer items;
     std::vector<Mark> marks;  ///< marks[k]: after (k + 1) * kStride steps (level 1 only)
+    std::vector<LazyStride> strides;  ///< strides[k]: steps k * kLazyStride.. (levels 2-9)
 
     Track();
     ~Track();
@@ -204,7 +217,10 @@ struct ResolvedBlock {
     std::vector<Sequence> seqs;  ///< ends with a sequence of length 0 (empty: see runs)
     SymbolFreqs freqs{};         ///< end-of-block included (with seqs only)
     std::vector<ItemRun> runs;   ///< the block's items, in order (when seqs is empty)
-    bool literals_counted = false;  ///< with runs: freqs.litlen[0..255] hold the literal counts
+    /// With runs: freqs.litlen[0..255] hold the counts of the literals among the first
+    /// literals_counted items of the runs (the resolver counts as far as its min_len
+    /// recalculations need); Code counts the rest.
+    std::size_t literals_counted = 0;
     std::vector<std::shared_ptr<const void>> keep;  ///< what the runs point into
     bool is_final = false;
     bool stored_only = false;    ///< tiny input: the whole input as stored blocks

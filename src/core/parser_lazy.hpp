@@ -46,6 +46,17 @@ struct LazyParseState {
 template <class Out>
 inline constexpr bool kWantsStepMask = requires { requires Out::kStepMask; };
 
+/// Does a step-recording Trace take the block-split statistics and match count after
+/// every Trace::kStrideSteps steps (stride_end(), before the next step) and at every block
+/// end (on_block_end())?  The parallel search's history track does, to mark its strides
+/// without a pass of its own.
+template <class Trace>
+inline constexpr bool kMarksStrides = requires(std::decay_t<Trace>& t, const BlockSplitStats& s) {
+    t.stride_end(nullptr, s, std::size_t{});
+    t.on_block_end(s, std::size_t{});
+    std::decay_t<Trace>::kStrideSteps;
+};
+
 /// Where the sequential parse puts a step's items: the block's sequences, the split
 /// statistics and the trace.
 template <class Trace, class Builder = SequenceBuilder>
@@ -240,6 +251,7 @@ private:
         // st gets them back only where an observer looks.
         u32 next_hashes[2] = {st.next_hashes[0], st.next_hashes[1]};
         BlockSplitStats split = st.split_stats;
+        std::size_t stride_steps = 0;  // kMarksStrides: steps begun since the last stride end
         do {
             in_end = view.block_end(resumed ? st.block_begin : in_next);
             Sequence* first_seq = seqs_.get();
@@ -286,10 +298,18 @@ private:
                     }
                 }
                 if constexpr (std::decay_t<Trace>::kSteps) trace.on_step_begin(in_next, min_len);
+                if constexpr (kMarksStrides<Trace>) {
+                    if (stride_steps == std::decay_t<Trace>::kStrideSteps) [[unlikely]] {
+                        trace.stride_end(in_next, split, matches_before + b.num_matches());
+                        stride_steps = 0;
+                    }
+                    ++stride_steps;
+                }
                 BuildItems<std::decay_t<Trace>, decltype(b)> items{b, split, trace};
                 in_next = step(in_next, in_end, min_len, next_hashes, items);
             } while (in_next < max_block_end && b.below(seq_limit) &&
                      !split.should_end_block(block_begin, in_next, in_end));
+            if constexpr (kMarksStrides<Trace>) trace.on_block_end(split, matches_before + b.num_matches());
             st.freqs.litlen[kEndOfBlock]++;
             sink(ParsedBlock{{first_item, std::size_t(in_next - first_item)}, b.first(), &st.freqs, nullptr,
                              in_next == in_end});
