@@ -7,8 +7,9 @@
 //       position, with the level's depth and nice length, no parsing; bytes/s = positions/s
 //   parse_fastest / parse_greedy / parse_lazy / parse_lazy2 : a level's parser with its
 //       match finder (ht for level 1, hc for 2-9), blocks to a counting sink
-//   search_chunk_L6 / search_chunk_L6_masks : the parallel search of one 8 MiB chunk
-//       (history track), without and with step masks (TrackPlan::step_masks)
+//   search_chunk_L1 / search_chunk_L6 / search_chunk_L6_masks : the parallel search of
+//       one 8 MiB chunk (history track; at level 6 without and with step masks,
+//       TrackPlan::step_masks), to set against parse_fastest_L1 / parse_lazy_L6
 //   huffman_litlen       : length-limited canonical code for a 288-symbol alphabet
 //                          (bytes/s: the block bytes whose counts it codes, ~100 KB)
 //   append_bits_shifted  : assembly: appending a coded block at an odd bit offset
@@ -146,8 +147,10 @@ void search_chunk(benchmark::State& state, int level, bool masks) {
     for (auto _ : state) benchmark::DoNotOptimize(searcher.search(job, plan));
     state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(in.size()));
 }
+void search_chunk_L1(benchmark::State& s) { search_chunk(s, 1, false); }
 void search_chunk_L6(benchmark::State& s) { search_chunk(s, 6, false); }
 void search_chunk_L6_masks(benchmark::State& s) { search_chunk(s, 6, true); }
+BENCHMARK(search_chunk_L1)->Unit(benchmark::kMillisecond);
 BENCHMARK(search_chunk_L6)->Unit(benchmark::kMillisecond);
 BENCHMARK(search_chunk_L6_masks)->Unit(benchmark::kMillisecond);
 
