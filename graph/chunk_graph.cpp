@@ -65,6 +65,7 @@ struct ChunkGraph::Nodes {
     Failure& failure;
     Hooks hooks;
     core::StreamAssembler assembler;
+    std::unique_ptr<core::BlockEncoder> assemble_encoder;  // one worker: coding at assembly
     core::Resolver resolver;
     tbb::enumerable_thread_specific<std::unique_ptr<core::ChunkSearcher>> searchers;
     tbb::enumerable_thread_specific<std::unique_ptr<core::BlockEncoder>> encoders;
@@ -183,6 +184,14 @@ struct ChunkGraph::Nodes {
         auto coded = std::make_shared<core::CodedBlock>();
         coded->index = block->index;
         if (failure.failed()) return coded;
+        if (shape.threads == 1) {
+            // One worker: Assemble codes it at the real bit offset (no bits to shift, no
+            // buffer per block); the two run one after the other anyway.
+            coded->data = block->data;
+            coded->is_final = block->is_final;
+            coded->uncoded = block;
+            return coded;
+        }
         const std::uint64_t t0 = thread_cpu_ns();
         auto& encoder = encoders.local();
         if (!encoder) encoder = std::make_unique<core::BlockEncoder>();
@@ -197,7 +206,12 @@ struct ChunkGraph::Nodes {
         if (!failure.failed()) {
             const std::uint64_t t0 = thread_cpu_ns();
             try {
-                assembler.append(*coded);
+                if (coded->uncoded) {
+                    if (!assemble_encoder) assemble_encoder = std::make_unique<core::BlockEncoder>();
+                    assembler.append(*coded->uncoded, *assemble_encoder);
+                } else {
+                    assembler.append(*coded);
+                }
                 if (coded->is_final) {
                     assembler.finish();
                     finished = true;

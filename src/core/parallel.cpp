@@ -1353,6 +1353,18 @@ void BlockEncoder::encode(const ResolvedBlock& block, CodedBlock& out) {
     out.is_final = block.is_final;
     out.stored_only = block.stored_only;
     if (block.stored_only) return;
+    out.costs = prepare(block);
+    const BlockType type = out.costs.prefer_static() ? BlockType::static_huffman : BlockType::dynamic_huffman;
+    const std::size_t capacity = (out.costs.coded_cost() + 7) / 8 + 16;
+    out.bits.resize(capacity);
+    BitWriter w(out.bits.data(), out.bits.data() + capacity);
+    emit(w, type, block);
+    w.flush();
+    out.nbits = std::size_t(w.next - out.bits.data()) * 8 + w.bitcount;
+    w.finish();
+}
+
+CodedCosts BlockEncoder::prepare(const ResolvedBlock& block) {
     const Sequence* seqs = block.seqs.data();
     const SymbolFreqs* freqs = &block.freqs;
     if (block.seqs.empty()) {
@@ -1366,16 +1378,13 @@ void BlockEncoder::encode(const ResolvedBlock& block, CodedBlock& out) {
         seqs = seqs_.get();
         freqs = freqs_.get();
     }
+    prepared_ = seqs;
     BlockCoder::make_codes(*freqs, *codes_);
-    out.costs = coder_->prepare(*freqs, *codes_);
-    const BlockType type = out.costs.prefer_static() ? BlockType::static_huffman : BlockType::dynamic_huffman;
-    const std::size_t capacity = (out.costs.coded_cost() + 7) / 8 + 16;
-    out.bits.resize(capacity);
-    BitWriter w(out.bits.data(), out.bits.data() + capacity);
-    coder_->emit_coded(w, type, *codes_, seqs, block.data, block.is_final);
-    w.flush();
-    out.nbits = std::size_t(w.next - out.bits.data()) * 8 + w.bitcount;
-    w.finish();
+    return coder_->prepare(*freqs, *codes_);
+}
+
+void BlockEncoder::emit(BitWriter& w, BlockType type, const ResolvedBlock& block) {
+    coder_->emit_coded(w, type, *codes_, prepared_, block.data, block.is_final);
 }
 
 // ---- Assemble -----------------------------------------------------------------------
@@ -1416,11 +1425,30 @@ void StreamAssembler::append(const CodedBlock& block) {
         emit_stored(w, block.data, block.is_final);
     else
         append_bits(w, block.bits.data(), block.nbits);
+    account(block.data);
+}
+
+void StreamAssembler::append(const ResolvedBlock& block, BlockEncoder& encoder) {
+    BitWriter& w = out_.writer();
+    const u32 length = u32(block.data.size());
+    if (block.stored_only) {
+        emit_stored(w, block.data, block.is_final);
+    } else {
+        const CodedCosts costs = encoder.prepare(block);
+        if (choose_block_type(costs, w.bitcount, length) == BlockType::stored)
+            emit_stored(w, block.data, block.is_final);
+        else
+            encoder.emit(w, costs.prefer_static() ? BlockType::static_huffman : BlockType::dynamic_huffman, block);
+    }
+    account(block.data);
+}
+
+void StreamAssembler::account(std::span<const u8> data) {
     if (format_ == Format::gzip)
-        crc_ = u32(libdeflate_crc32(crc_, block.data.data(), block.data.size()));
+        crc_ = u32(libdeflate_crc32(crc_, data.data(), data.size()));
     else if (format_ == Format::zlib)
-        adler_ = u32(libdeflate_adler32(adler_, block.data.data(), block.data.size()));
-    size_ += length;
+        adler_ = u32(libdeflate_adler32(adler_, data.data(), data.size()));
+    size_ += data.size();
     out_.maybe_hand_off();
 }
 

@@ -272,6 +272,9 @@ struct CodedBlock {
     CodedCosts costs{};
     std::vector<u8> bits;  ///< (nbits + 7) / 8 bytes and 8 of slack
     std::size_t nbits = 0;
+    /// Set instead of the bits when the block is coded at assembly, at its real bit offset
+    /// (one worker: Code and Assemble run one after the other anyway).
+    std::shared_ptr<const ResolvedBlock> uncoded;
 };
 
 /// Codes blocks; one per worker thread.
@@ -279,13 +282,19 @@ class BlockEncoder {
 public:
     BlockEncoder();
     ~BlockEncoder();
+    /// The block's bits from bit offset 0, and its costs, into @p out.
     void encode(const ResolvedBlock& block, CodedBlock& out);
+    /// The block's symbol counts, Huffman codes and costs, for emit().
+    CodedCosts prepare(const ResolvedBlock& block);
+    /// The block prepare() was given, as @p type (static or dynamic Huffman), into @p w.
+    void emit(BitWriter& w, BlockType type, const ResolvedBlock& block);
 
 private:
     std::unique_ptr<BlockCoder> coder_;
     std::unique_ptr<HuffmanCodes> codes_;
     std::unique_ptr<Sequence[]> seqs_;  ///< a block's sequences, built from its item runs
     std::unique_ptr<SymbolFreqs> freqs_;
+    const Sequence* prepared_ = nullptr;  ///< the sequences prepare() coded for
 };
 
 /// Appends coded blocks in order and frames the stream (gzip/zlib header and trailer).
@@ -293,11 +302,15 @@ class StreamAssembler {
 public:
     StreamAssembler(SegmentedOutput& out, Format format, int level);
     void append(const CodedBlock& block);
+    /// Codes @p block with @p encoder straight at the stream's bit offset (and decides a
+    /// stored block there), as the sequential compressor does.
+    void append(const ResolvedBlock& block, BlockEncoder& encoder);
     /// Writes the trailer and the last partial segment.
     void finish();
     [[nodiscard]] std::uint64_t in_bytes() const { return size_; }
 
 private:
+    void account(std::span<const u8> data);  // the check value and size, after a block
     SegmentedOutput& out_;
     Format format_;
     u32 crc_ = 0, adler_ = 1;
