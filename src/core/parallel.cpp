@@ -148,7 +148,7 @@ struct LazyTrackRecorder : TrackRecorder<kMasks> {
         s.offset = u32(p - begin);
         u32 mask = HcMatchFinder::kAllMinLens << kMaskShift;
         for (const u32* item = this->out.first + last_item; item != this->out.next; ++item) mask &= *item;
-        s.mask = u8(mask >> kMaskShift);
+        s.mask = s.item_end - last_item <= Track::kMaxStrideItems ? u8(mask >> kMaskShift) : 0;
         last_item = s.item_end;
         strides.push_back(s);
     }
@@ -389,8 +389,10 @@ struct ChunkSearcher::Impl {
                 p += len;
             }
             if ((item & kStepEnd) && ++steps == Track::kLazyStride) {
+                const u32 first = t.strides.empty() ? 0 : t.strides.back().item_end;
                 stride.item_end = u32(i + 1);
                 stride.offset = u32(p - t.begin);
+                if (stride.item_end - first > Track::kMaxStrideItems) stride.mask = 0;
                 t.strides.push_back(stride);
                 stride = Track::LazyStride{};
                 stride.mask = u8(HcMatchFinder::kAllMinLens);

@@ -164,6 +164,9 @@ struct Track {
         u8 observations[10];  ///< its items by block-split observation type
     };
     static constexpr std::size_t kLazyStride = 16;
+    /// A stride of more items (a lazy step may defer many literals) would overflow its
+    /// counts: its mask is 0, so the resolver walks it.
+    static constexpr u32 kMaxStrideItems = 255;
 
     const u8* begin = nullptr;
     const u8* end = nullptr;  ///< position after the last step
