@@ -10,14 +10,17 @@
 //                          - a fixed track parses with one min match length throughout.
 //                        A track is the list of steps (see LazyParser::step()): what a step
 //                        chooses depends only on its position and min_len, never on where
-//                        the block began, because every position enters the match finder.
+//                        the block began, because every position enters the match finder;
+//                        each step records the min_lens it is valid for (its mask: only the
+//                        step's first search reads min_len).
 //   Resolve  (serial)    Replays libdeflate's block logic in input order: block ends,
 //                        min_len choice and recalculation, sequence-store limits.  At each
-//                        step it takes the step a track made at the same position with the
-//                        same min_len; where no track has one, it *repairs*: it primes its
-//                        own match finder and parses itself, exactly, until it meets a track
-//                        again.  Out come resolved blocks.
-//   Code     (parallel)  Huffman codes and bits of each block, from bit offset 0.
+//                        step it takes the step a track made at the same position, valid for
+//                        the true min_len; where no track has one, it *repairs*: it brings
+//                        its own match finder there and parses itself, exactly, until it
+//                        meets a track again.  Out come resolved blocks, as runs of items.
+//   Code     (parallel)  Sequences, Huffman codes and bits of each block, from bit offset 0
+//                        (with one worker, at assembly, at the real offset).
 //   Assemble (serial)    Appends coded blocks at the real bit offset, deciding stored blocks
 //                        there (their cost depends on the offset), and computes the CRC.
 //
