@@ -231,22 +231,15 @@ public:
             const u32 c = chain_len < 9 ? chain_len : 9;
             const u32 key = c * 4 + (node3_valid ? 2 : 0) + (match3 && offset3 <= far3 ? 1 : 0);
             const u32 e = hc_detail::kStepTable[min_len - kMinMatchLen][key];
-            mask(e & 0x7F);
+            mask(e & kAllMinLens);
             // Selects, not a switch: a jump table cost the search 3% (mispredicted).
             const u32 kind = e >> 8;
             offset = kind == hc_detail::kThree ? offset3 : chain_offset;
             const u32 len = kind == hc_detail::kThree ? 3 : chain_len;
             return kind == hc_detail::kLiteral ? 0 : len;
         }
-        /// step()'s mask alone.
-        [[nodiscard]] u32 same_step_mask(u32 min_len, u32 far3) const {
-            u32 mask = 0, offset = 0;
-            step(min_len, far3, offset, [&](u32 m) { mask = m; });
-            return mask;
-        }
-
     };
-    /// same_step_mask() of a step whose decision no min match length changes.
+    /// The mask of a step whose decision no min match length changes (SharedMatch::step()).
     static constexpr u32 kAllMinLens = 0x7F;
 
     /// Slides the window if @p p is where longest_match() would (call before searching or

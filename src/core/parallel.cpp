@@ -24,7 +24,7 @@ namespace {
 //   bit 31      the step ends after this item
 //   bits 24-30  the step's mask: bit m - 3 is set when the step is what a parse with
 //               min match length m makes there (levels 2-9; 0 at level 1, where steps do
-//               not depend on it).  See HcMatchFinder::SharedMatch::same_step_mask().
+//               not depend on it).  See HcMatchFinder::SharedMatch::step().
 //   bits 15-23  match length, or 0 for a literal
 //   bits 0-14   match offset - 1
 constexpr u32 kStepEnd = 1u << 31;
@@ -33,10 +33,10 @@ constexpr u32 kLenShift = 15;
 
 [[gnu::always_inline]] inline u32 item_len(u32 item) { return (item >> kLenShift) & 0x1FF; }
 [[gnu::always_inline]] inline u32 item_offset(u32 item) { return (item & 0x7FFF) + 1; }
+/// Does a step mask (or the AND of several) hold @p min_len?
+[[gnu::always_inline]] inline bool mask_fits(u32 mask, u32 min_len) { return (mask >> (min_len - kMinMatchLen)) & 1; }
 /// Is the step that begins with @p item the one a parse with @p min_len makes?
-[[gnu::always_inline]] inline bool item_fits(u32 item, u32 min_len) {
-    return (item >> (kMaskShift + min_len - kMinMatchLen)) & 1;
-}
+[[gnu::always_inline]] inline bool item_fits(u32 item, u32 min_len) { return mask_fits(item >> kMaskShift, min_len); }
 [[gnu::always_inline]] inline u32 match_item(u32 len, u32 offset) { return (len << kLenShift) | (offset - 1); }
 
 // One item at @p p into @p out (literal(p) or match(p, len, offset)); returns the position
@@ -461,13 +461,16 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
     const u8* q = job.begin;
     u32 max_len = kMaxMatchLen, nice_len = nice0;
 
-    const auto search = [&](int cls, u32 best_len, u32& offset) __attribute__((always_inline)) -> u32 {
+    const auto shared = [&](int cls) __attribute__((always_inline)) -> const HcMatchFinder::SharedMatch& {
         if (!have[cls]) {
             mf.search_shared(q, max_len, nice_len, cls == 0 ? depth : cls == 1 ? depth >> 1 : depth >> 2, hashes,
                              found[cls]);
             have[cls] = true;
         }
-        return found[cls].result(best_len, offset);
+        return found[cls];
+    };
+    const auto search = [&](int cls, u32 best_len, u32& offset) __attribute__((always_inline)) -> u32 {
+        return shared(cls).result(best_len, offset);
     };
     const auto literal = [&](State& t, const u8* p, bool step_end) __attribute__((always_inline)) {
         t.rec.literal(t.mask, step_end);
@@ -527,9 +530,15 @@ void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const Tr
                     t.blk.before_step(q, t.literals, depth);
                     t.min_len = t.blk.min_len;
                 }
-                const u32 len = search(0, t.min_len - 1, offset);
-                t.mask = plan.step_masks ? found[0].same_step_mask(t.min_len, Parser::kFar3)
-                                         : own_min_len_mask(t.min_len);
+                // With step masks, one look at the search gives the decision and the mask
+                // (step() returns 0 where the step is a literal whatever the match).
+                u32 len;
+                if (plan.step_masks) {
+                    len = shared(0).step(t.min_len, Parser::kFar3, offset, [&](u32 mask) { t.mask = mask; });
+                } else {
+                    len = search(0, t.min_len - 1, offset);
+                    t.mask = own_min_len_mask(t.min_len);
+                }
                 if constexpr (kMode == LazyMode::greedy) {
                     if (len >= t.min_len && (len > kMinMatchLen || offset <= 4096)) {
                         t.match_pos = q;
@@ -729,7 +738,7 @@ public:
     }
 
 private:
-    // Step masks (TrackPlan::step_masks) cost the search ~5% (binary files) and save the
+    // Step masks (TrackPlan::step_masks) cost the search 0.6-3% and save the
     // repairs of min_len flips: at each true block start whose min_len differs from the
     // history track's there (3/4 or 4/5 in text), ~10 KB parsed again, serially; with
     // masks only the steps a min_len really changes (12% of the input -> 1.4% on the Linux
@@ -1110,7 +1119,7 @@ private:
             const bool no_check = split.num_new_observations + observations < BlockSplitStats::kObservationsPerCheck ||
                                   q - blk.block_begin < std::ptrdiff_t(kMinBlockLength) ||
                                   blk.in_end - p < std::ptrdiff_t(kMinBlockLength);
-            if (!((s.mask >> (blk.min_len - kMinMatchLen)) & 1) || q > stop ||
+            if (!mask_fits(s.mask, blk.min_len) || q > stop ||
                 blk.num_matches + s.matches >= blk.seq_limit || !no_check)
                 return;
             for (u32 type = 0; type < BlockSplitStats::kTypes; ++type)
@@ -1436,11 +1445,11 @@ void StreamAssembler::append(const ResolvedBlock& block, BlockEncoder& encoder) 
     if (block.stored_only) {
         emit_stored(w, block.data, block.is_final);
     } else {
-        const CodedCosts costs = encoder.prepare(block);
-        if (choose_block_type(costs, w.bitcount, length) == BlockType::stored)
+        const BlockType type = choose_block_type(encoder.prepare(block), w.bitcount, length);
+        if (type == BlockType::stored)
             emit_stored(w, block.data, block.is_final);
         else
-            encoder.emit(w, costs.prefer_static() ? BlockType::static_huffman : BlockType::dynamic_huffman, block);
+            encoder.emit(w, type, block);
     }
     account(block.data);
 }

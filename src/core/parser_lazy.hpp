@@ -39,7 +39,7 @@ struct LazyParseState {
 
 [[gnu::always_inline]] inline int bsr32(u32 v) { return 31 - __builtin_clz(v); }
 
-/// Does a step's output @p Out take the step's HcMatchFinder::SharedMatch::same_step_mask()
+/// Does a step's output @p Out take the step's mask, HcMatchFinder::SharedMatch::step()'s
 /// (Out::kStepMask, with step_mask(mask) called before the step's items)?  The parallel
 /// search's tracks do: the resolver may then take a step parsed with one min match length
 /// where the true parse has another.  Computing it costs the sequential parse nothing.
