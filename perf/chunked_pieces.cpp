@@ -5,8 +5,8 @@
 //   chunked/L/file/chunk/tracks: Search + Resolve + Code + Assemble, chunk by chunk
 //
 // Counters on the chunked runs (per run): repairs, repair_pct (repaired bytes / input),
-// search_pct and resolve_pct (share of the run's time), history_only (chunks searched with
-// one track), blocks.  The ratio chunked/sequential is the cost of speculation on one
+// search_pct and resolve_pct (share of the run's time), branched (chunks searched with
+// branches), blocks.  The ratio chunked/sequential is the cost of speculation on one
 // core; search/resolve shares feed the scaling model (scripts/parallel-table).
 //
 // Corpus: FLOWDEFLATE_CORPUS or build/corpus (files up to 200 MB).  Levels:
@@ -81,7 +81,7 @@ void register_all() {
                         st.SetBytesProcessed(std::int64_t(st.iterations() * data->size()));
                         st.counters["repairs"] = double(stats.repairs);
                         st.counters["repair_pct"] = 100.0 * double(stats.repair_bytes) / double(data->size());
-                        st.counters["history_only"] = double(stats.history_only_chunks);
+                        st.counters["branched"] = double(stats.branched_chunks);
                         st.counters["masked"] = double(stats.masked_chunks);
                         st.counters["chunks"] = double(stats.chunks);
                         st.counters["blocks"] = double(stats.blocks);

@@ -7,9 +7,10 @@
 //       position, with the level's depth and nice length, no parsing; bytes/s = positions/s
 //   parse_fastest / parse_greedy / parse_lazy / parse_lazy2 : a level's parser with its
 //       match finder (ht for level 1, hc for 2-9), blocks to a counting sink
-//   search_chunk_L1 / search_chunk_L6 / search_chunk_L6_masks : the parallel search of
-//       one 8 MiB chunk (history track; at level 6 without and with step masks,
-//       TrackPlan::step_masks), to set against parse_fastest_L1 / parse_lazy_L6
+//   search_chunk_L1 / search_chunk_L6 / search_chunk_L6_masks / search_chunk_L6_branches :
+//       the parallel search of one 8 MiB chunk (history track; at level 6 without and
+//       with step masks, TrackPlan::step_masks, and with branches for min_len 4 and 5,
+//       TrackPlan::alt_min_lens), to set against parse_fastest_L1 / parse_lazy_L6
 //   huffman_litlen       : length-limited canonical code for a 288-symbol alphabet
 //                          (bytes/s: the block bytes whose counts it codes, ~100 KB)
 //   append_bits_shifted  : assembly: appending a coded block at an odd bit offset
@@ -134,8 +135,9 @@ BENCHMARK(parse_lazy2_L9)->Unit(benchmark::kMillisecond);
 
 // The parallel search of one 8 MiB chunk, history track only, with and without step
 // masks (TrackPlan::step_masks: what each step records so that the resolver can take it
-// under another min match length).
-void search_chunk(benchmark::State& state, int level, bool masks) {
+// under another min match length), and with branches for min_len 4 and 5 (what
+// --tracks all searches: TrackPlan::alt_min_lens).
+void search_chunk(benchmark::State& state, int level, bool masks, std::vector<unsigned> alts = {}) {
     const auto& in = input();
     core::ChunkSearcher searcher(level);
     core::ChunkJob job;
@@ -144,15 +146,18 @@ void search_chunk(benchmark::State& state, int level, bool masks) {
     job.eof = true;
     core::TrackPlan plan;
     plan.step_masks = masks;
+    plan.alt_min_lens = alts;
     for (auto _ : state) benchmark::DoNotOptimize(searcher.search(job, plan));
     state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(in.size()));
 }
 void search_chunk_L1(benchmark::State& s) { search_chunk(s, 1, false); }
 void search_chunk_L6(benchmark::State& s) { search_chunk(s, 6, false); }
 void search_chunk_L6_masks(benchmark::State& s) { search_chunk(s, 6, true); }
+void search_chunk_L6_branches(benchmark::State& s) { search_chunk(s, 6, true, {4, 5}); }
 BENCHMARK(search_chunk_L1)->Unit(benchmark::kMillisecond);
 BENCHMARK(search_chunk_L6)->Unit(benchmark::kMillisecond);
 BENCHMARK(search_chunk_L6_masks)->Unit(benchmark::kMillisecond);
+BENCHMARK(search_chunk_L6_branches)->Unit(benchmark::kMillisecond);
 
 void huffman_litlen(benchmark::State& state) {
     // Symbol counts of a real 100 KB stretch (literals only: the byte histogram).

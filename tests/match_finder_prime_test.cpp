@@ -6,12 +6,16 @@
 // least nice_len, and that choice depends only on the data, so its match finding is a
 // pure function of the input: it can be split into chunks and run anywhere once primed.
 // The loop below makes the same calls as NearOptimalParser::parse().
+//
+// Also: the hash-chain finder's search_past() (the history track's branches) finds at a
+// position, later, exactly what a search there found at the time, or says it cannot.
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <vector>
 
 #include "core/bt_match_finder.hpp"
+#include "core/hc_match_finder.hpp"
 #include "core/parsed_block.hpp"
 #include "support/test_data.hpp"
 
@@ -107,6 +111,60 @@ TEST_P(BtPrime, PrimedFinderReportsTheSameMatches) {
 
 INSTANTIATE_TEST_SUITE_P(NearOptimalLevels, BtPrime, ::testing::Values(10, 11, 12),
                          [](const ::testing::TestParamInfo<int>& i) { return "Level" + std::to_string(i.param); });
+
+// Every position searched (search_shared()) and then inserted with the log search_past()
+// reads; at each position, the searches of the positions up to 300 bytes back are run again
+// with search_past() and must give what they gave at their time, whenever it answers.
+TEST(HcSearchPast, FindsWhatTheSearchFoundAtTheTime) {
+    for (testing::Kind kind : {testing::Kind::text, testing::Kind::binary, testing::Kind::runs,
+                               testing::Kind::few_symbols, testing::Kind::switching}) {
+        SCOPED_TRACE(std::string(testing::kind_name(kind)));
+        const testing::Bytes data = testing::generate(kind, 3 * kWindowSize + 5000, 91);
+        const u8* begin = data.data();
+        const u8* end = begin + data.size() - 2 * kMaxMatchLen;
+        auto mf = std::make_unique<HcMatchFinder>();
+        mf->init(begin);
+        u32 h[2] = {0, 0};
+        std::vector<HcMatchFinder::SharedMatch> then(data.size());
+        std::size_t answered = 0, asked = 0;
+        for (const u8* q = begin; q < end; ++q) {
+            mf->prepare(q);
+            for (u32 depth : {24u, 6u}) {  // full and quarter depth: each from its own walk
+                const std::size_t i = std::size_t(q - begin);
+                mf->search_shared(q, kMaxMatchLen, 65, depth, h, then[i]);
+                for (std::size_t back = 0; back <= 300 && back < i; back += 1 + back / 8) {
+                    const u8* p = q - back;
+                    HcMatchFinder::SharedMatch want;
+                    if (back == 0) {
+                        want = then[i];
+                    } else {
+                        // then[] holds the full-depth search of earlier positions.
+                        if (depth != 24u) continue;
+                        want = then[i - back];
+                    }
+                    HcMatchFinder::SharedMatch got;
+                    ++asked;
+                    if (!mf->search_past(p, q, kMaxMatchLen, 65, depth, got)) continue;
+                    ++answered;
+                    ASSERT_EQ(got.node3_valid, want.node3_valid) << "at " << (p - begin) << " from " << i;
+                    ASSERT_EQ(got.match3, want.match3) << "at " << (p - begin) << " from " << i;
+                    if (want.match3) {
+                        ASSERT_EQ(got.offset3, want.offset3) << "at " << (p - begin);
+                    }
+                    ASSERT_EQ(got.chain_len, want.chain_len) << "at " << (p - begin) << " from " << i;
+                    if (want.chain_len) {
+                        ASSERT_EQ(got.chain_offset, want.chain_offset) << "at " << (p - begin);
+                    }
+                }
+                if (depth == 24u) continue;
+                mf->search_shared(q, kMaxMatchLen, 65, 24u, h, then[i]);  // keep the full-depth one
+            }
+            mf->skip_bytes<true>(q, begin + data.size(), 1, h);
+        }
+        // It gives up only past a slide, or where the window's far end was overwritten.
+        EXPECT_GT(answered, asked / 2) << answered << " of " << asked;
+    }
+}
 
 }  // namespace
 }  // namespace flowdeflate::core

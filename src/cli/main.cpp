@@ -231,17 +231,16 @@ void report(const Options& o, const std::string& name, std::uint64_t in, std::ui
     const auto ms = [](std::uint64_t ns) { return double(ns) / 1e6; };
     fmt::print(stderr,
                "  parallel graph: {} threads, chunk {} bytes, ahead {}, ring {}\n"
-               "  chunks {} ({}), blocks {}, syncs {}\n"
+               "  chunks {} ({}), blocks {}, syncs {} ({} onto branches)\n"
                "  repairs {}: {} bytes ({:.3f}% of the input); causes: min match length {}, chunk start {}\n"
                "  time (ms): search {:.1f}, resolve {:.1f}, code {:.1f}, assemble {:.1f}; resolver waited {:.1f};"
                " ring full {:.1f}; wall {:.1f}\n",
                s.threads, s.chunk_size, s.ahead, s.ring, r.chunks,
                s.tracks_searched == 0 ? std::string("none searched ahead: one worker, the resolver parsed alone")
-                                      : fmt::format("{} searched with the history track only, {} with step masks, "
-                                                    "{} tracks in all",
-                                                    r.history_only_chunks, r.masked_chunks, s.tracks_searched),
+                                      : fmt::format("{} searched with step masks, {} with branches",
+                                                    r.masked_chunks, r.branched_chunks),
                r.blocks,
-               r.syncs, r.repairs, r.repair_bytes, in ? 100.0 * double(r.repair_bytes) / double(in) : 0.0,
+               r.syncs, r.branches, r.repairs, r.repair_bytes, in ? 100.0 * double(r.repair_bytes) / double(in) : 0.0,
                r.repairs_min_len, r.repairs_phase, ms(s.search_ns), ms(r.resolve_ns), ms(s.code_ns),
                ms(s.assemble_ns), ms(s.resolver_wait_ns), ms(s.ring_full_ns), ms(s.wall_ns));
 }

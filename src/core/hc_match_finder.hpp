@@ -66,7 +66,9 @@ public:
     }
 
     /// Longest match at @p in_next longer than @p best_len, inserting the position.
-    /// Returns best_len unchanged when nothing longer was found.
+    /// Returns best_len unchanged when nothing longer was found.  kLog: keeps the
+    /// 3-byte bucket's old head for search_past() (a parse that branches).
+    template <bool kLog = false>
     [[gnu::always_inline]] u32 longest_match(const u8* in_next, u32 best_len, u32 max_len, u32 nice_len,
                                              u32 max_search_depth, u32 next_hashes[2], u32& offset_out) {
         u32 depth_remaining = max_search_depth;
@@ -82,7 +84,7 @@ public:
             goto out;
         {
             MfPos node3, node4;
-            insert_searched(in_next, cur_pos, next_hashes, node3, node4);
+            insert_searched<kLog>(in_next, cur_pos, next_hashes, node3, node4);
             const u8* m;
             if (best_len < 4) {
                 if (node3 <= cutoff) goto out;
@@ -133,7 +135,9 @@ public:
         return best_len;
     }
 
-    /// Inserts @p count positions from @p in_next without searching.
+    /// Inserts @p count positions from @p in_next without searching (kLog: see
+    /// longest_match()).
+    template <bool kLog = false>
     [[gnu::always_inline]] void skip_bytes(const u8* in_next, const u8* in_end, u32 count, u32 next_hashes[2]) {
         if (count + 5 > std::size_t(in_end - in_next)) [[unlikely]]
             return;
@@ -146,6 +150,7 @@ public:
                 slide();
                 cur_pos = 0;
             }
+            if constexpr (kLog) log3_[cur_pos & (kLog3Size - 1)] = hash3_[h3];
             hash3_[h3] = MfPos(cur_pos);
             next_[cur_pos] = hash4_[h4];
             hash4_[h4] = MfPos(cur_pos);
@@ -253,8 +258,34 @@ public:
                                               const u32 hashes[2], SharedMatch& out) const {
         out = SharedMatch{};
         if (max_len < 5) return;
-        search_nodes(in_next, u32(in_next - base_), hash3_[hashes[0]], hash4_[hashes[1]], max_len, nice_len,
-                     max_search_depth, true, out);
+        search_nodes<false>(in_next, u32(in_next - base_), hash3_[hashes[0]], hash4_[hashes[1]], max_len, nice_len,
+                            max_search_depth, true, 0, out);
+    }
+
+    /// search_shared() at @p p as it would have gone when the finder held exactly the
+    /// positions before p, run later, when it holds those before @p now (p <= now, both
+    /// searched or skipped by this finder's parse since): for a parse that branched off
+    /// at p and follows the finder's own parse a few steps behind (the history track's
+    /// alternative parses).  The positions [p, now) sit at the heads of the chains and are
+    /// passed over without counting depth.  False where the finder no longer knows what
+    /// it held: the window slid since p, p's 3-byte bucket was written since, or the walk
+    /// reaches a node whose link a position since p has overwritten (the far end of the
+    /// window).  Not within a match's length of the end of the input.
+    [[nodiscard]] bool search_past(const u8* p, const u8* now, u32 max_len, u32 nice_len, u32 max_search_depth,
+                                   SharedMatch& out) const {
+        out = SharedMatch{};
+        if (p < base_ || p - base_ >= std::ptrdiff_t(kWindowSize) || now - base_ > std::ptrdiff_t(kWindowSize))
+            return false;
+        const MfPos cur = MfPos(p - base_);
+        u32 h[2];
+        hashes(p, h);
+        if (now - p >= std::ptrdiff_t(kLog3Size)) return false;
+        MfPos node3 = hash3_[h[0]];
+        while (node3 >= cur) node3 = log3_[u16(node3) & (kLog3Size - 1)];
+        MfPos node4 = hash4_[h[1]];
+        while (node4 >= cur) node4 = next_[u16(node4) & (kWindowSize - 1)];
+        const s32 stale = s32(now - base_) - s32(kWindowSize);
+        return search_nodes<true>(p, u32(cur), node3, node4, max_len, nice_len, max_search_depth, true, stale, out);
     }
 
     /// longest_match() for every best_len at once (see SharedMatch): searches @p in_next
@@ -262,6 +293,7 @@ public:
     /// best_len below 4, it gives up where node3 is not valid unless @p min_len >= 5
     /// (walking the chain there cost the search 4%: 4-byte hash collisions); the result
     /// then only says that min_len 3 and 4 make a literal (SharedMatch::chain_walked).
+    template <bool kLog = false>
     [[gnu::always_inline]] void longest_match_shared(const u8* in_next, u32 min_len, u32 max_len, u32 nice_len,
                                                      u32 max_search_depth, u32 next_hashes[2], SharedMatch& out) {
         out = SharedMatch{};
@@ -273,19 +305,21 @@ public:
         if (max_len < 5) [[unlikely]]
             return;
         MfPos node3, node4;
-        insert_searched(in_next, cur_pos, next_hashes, node3, node4);
-        search_nodes(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth, min_len >= 5, out);
+        insert_searched<kLog>(in_next, cur_pos, next_hashes, node3, node4);
+        search_nodes<false>(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth, min_len >= 5, 0, out);
     }
 
 private:
     // Inserts the position about to be searched (@p next_hashes: its hashes; on return,
     // the next position's); @p node3 and @p node4 get the heads of its buckets before.
+    template <bool kLog>
     [[gnu::always_inline]] void insert_searched(const u8* in_next, u32 cur_pos, u32 next_hashes[2], MfPos& node3,
                                                 MfPos& node4) {
         const u32 h3 = next_hashes[0];
         const u32 h4 = next_hashes[1];
         node3 = hash3_[h3];
         node4 = hash4_[h4];
+        if constexpr (kLog) log3_[cur_pos & (kLog3Size - 1)] = node3;
         hash3_[h3] = MfPos(cur_pos);
         hash4_[h4] = MfPos(cur_pos);
         next_[cur_pos] = node4;
@@ -295,45 +329,52 @@ private:
     }
 
     // search_shared()'s walk from the heads @p node3 and @p node4 of in_next's buckets.
-    [[gnu::always_inline]] void search_nodes(const u8* in_next, u32 cur_pos, MfPos node3, MfPos node4, u32 max_len,
-                                             u32 nice_len, u32 max_search_depth, bool walk_without_node3,
+    // kPast (search_past()): a node below @p stale has a link written since; false there.
+    template <bool kPast>
+    [[gnu::always_inline]] bool search_nodes(const u8* in_next, u32 cur_pos, MfPos node3, MfPos node4, u32 max_len,
+                                             u32 nice_len, u32 max_search_depth, bool walk_without_node3, s32 stale,
                                              SharedMatch& out) const {
+        // The next node on the chain after node4, unless its link is stale.
+#define FD_NEXT_NODE(fail)                                                     \
+    do {                                                                       \
+        if constexpr (kPast)                                                   \
+            if (s32(node4) < stale) return false;                              \
+        node4 = next_[u16(node4) & (kWindowSize - 1)];                         \
+        if (node4 <= cutoff || !--depth_remaining) fail;                       \
+    } while (0)
         const u8* const base = base_;
         const MfPos cutoff = MfPos(s32(cur_pos) - s32(kWindowSize));
         out.node3_valid = node3 > cutoff;
         if (!out.node3_valid) {
             if (!walk_without_node3) {
                 out.chain_walked = false;
-                return;
+                return true;
             }
         } else if (load_u24(base + node3) == (load_u32(in_next) & 0xFFFFFF)) {
             out.match3 = true;
             out.offset3 = u32(in_next - (base + node3));
         }
-        if (node4 <= cutoff) return;
+        if (node4 <= cutoff) return true;
         u32 depth_remaining = max_search_depth;
         const u32 seq4 = load_u32(in_next);
         const u8* m;
         for (;;) {
             m = base + node4;
             if (load_u32(m) == seq4) break;
-            node4 = next_[u16(node4) & (kWindowSize - 1)];
-            if (node4 <= cutoff || !--depth_remaining) return;
+            FD_NEXT_NODE(return true);
         }
         const u8* best = m;
         u32 best_len = lz_extend(in_next, m, 4, max_len);
         out.chain_len = best_len;
         out.chain_offset = u32(in_next - best);
-        if (best_len >= nice_len) return;
-        node4 = next_[u16(node4) & (kWindowSize - 1)];
-        if (node4 <= cutoff || !--depth_remaining) return;
+        if (best_len >= nice_len) return true;
+        FD_NEXT_NODE(return true);
         for (;;) {
             for (;;) {
                 m = base + node4;
                 if (load_u32(m + best_len - 3) == load_u32(in_next + best_len - 3) && load_u32(m) == load_u32(in_next))
                     break;
-                node4 = next_[u16(node4) & (kWindowSize - 1)];
-                if (node4 <= cutoff || !--depth_remaining) goto done;
+                FD_NEXT_NODE(goto done);
             }
             {
                 const u32 len = lz_extend(in_next, m, 4, max_len);
@@ -343,12 +384,13 @@ private:
                     if (best_len >= nice_len) goto done;
                 }
             }
-            node4 = next_[u16(node4) & (kWindowSize - 1)];
-            if (node4 <= cutoff || !--depth_remaining) goto done;
+            FD_NEXT_NODE(goto done);
         }
     done:
         out.chain_len = best_len;
         out.chain_offset = u32(in_next - best);
+        return true;
+#undef FD_NEXT_NODE
     }
 
 public:
@@ -398,6 +440,9 @@ private:
     alignas(64) MfPos hash4_[1u << kHash4Order];
     alignas(64) MfPos next_[kWindowSize];
     const u8* base_ = nullptr;
+    // kLog: log3_[pos % kLog3Size] is the head pos's 3-byte bucket had before pos.
+    static constexpr u32 kLog3Size = 1024;
+    alignas(64) MfPos log3_[kLog3Size];
 };
 
 }  // namespace flowdeflate::core

@@ -100,7 +100,7 @@ struct TrackRecorder : NoTrace {
         out.end_step();
         if constexpr (!kMasks) mask = min_len ? own_min_len_mask(min_len) : 0;
     }
-    [[gnu::always_inline]] void on_step_mask(u32 m) { mask = m; }
+    [[gnu::always_inline]] void on_step_mask(u32 m, const HcMatchFinder::SharedMatch&) { mask = m; }
     [[gnu::always_inline]] void on_literal(const u8* p) {
         out.literal(mask, false);
         end = p + 1;
@@ -117,12 +117,197 @@ struct TrackRecorder : NoTrace {
     }
 };
 
+// The parses with other min match lengths beside the history track (Track::alts).  Where
+// a track step's mask leaves out one of TrackPlan::alt_min_lens, the parse with that
+// min_len makes another step there; it is replayed from that step on, a few positions
+// behind the track, over the track's own match finder (HcMatchFinder::search_past()),
+// until it begins a step where the track begins one (from there on the two are the same
+// parse again, as far as the masks hold) or gives up: after kMaxBytes, near the end of
+// the data, or where the finder no longer knows its past.  Its completed steps go to the
+// track as an Alt.  A state machine replaying LazyParser::step(), as search_together()'s
+// tracks do.  Costs the search little: a branch is a few bytes in every few hundred.
+template <LazyMode kMode>
+class AltParses {
+public:
+    static constexpr std::size_t kMaxAlts = 4;
+    static constexpr std::ptrdiff_t kMaxBytes = 4096;
+    static constexpr u32 kFar3 = kMode == LazyMode::greedy ? 4096 : 8192;
+
+    u32 idle = 0;    ///< mask bits of the min_lens not branched off now
+    u32 active = 0;  ///< how many are
+
+    void setup(Track& t, const std::vector<u32>& min_lens, const LevelParams& params, const u8* in_begin,
+               const u8* data_end) {
+        track_ = &t;
+        t.alts.clear();
+        t.alt_items.clear();
+        n_ = 0;
+        for (u32 m : min_lens)
+            if (n_ < kMaxAlts && m >= kMinMatchLen && m <= kMinMatchLen + 6) { alts_[n_] = Alt{}; alts_[n_++].min_len = m; }
+        idle = 0;
+        for (std::size_t i = 0; i < n_; ++i) idle |= own_min_len_mask(alts_[i].min_len);
+        depth_ = params.max_search_depth;
+        nice_ = std::min(params.nice_match_length, kMaxMatchLen);
+        in_begin_ = in_begin;
+        last_ = data_end - std::ptrdiff_t(2 * kMaxMatchLen);
+    }
+    void watch(const HcMatchFinder& mf) { mf_ = &mf; }
+
+    /// The track's step at @p at has @p mask and found @p found there: those of the idle
+    /// min_lens it leaves out branch off there, taking their first step from the same
+    /// search where it says enough (it walked the chain, or min_len <= 4 needs no walk).
+    void branch(const u8* at, u32 mask, const HcMatchFinder::SharedMatch& found) {
+        if (at <= in_begin_ || at >= last_) return;
+        for (std::size_t i = 0; i < n_; ++i) {
+            Alt& a = alts_[i];
+            const u32 bit = own_min_len_mask(a.min_len);
+            if (!(idle & bit) || (mask & bit)) continue;
+            idle &= ~bit;
+            active++;
+            a.active = true;
+            a.phase = 0;
+            a.next = at;
+            a.items.clear();
+            a.done = 0;
+            track_->alts.push_back(Track::Alt{u32(at - track_->begin), u32(at - track_->begin), 0, 0, a.min_len});
+            a.alt = track_->alts.size() - 1;
+            if (found.chain_walked || a.min_len < 5) take(a, at, found);
+        }
+    }
+
+    /// The track is at a step start @p now (the finder holds the positions before it):
+    /// every branch goes as far as the finder allows, and those that begin a step at now
+    /// meet the track.
+    void advance(const u8* now) {
+        for (std::size_t i = 0; i < n_; ++i) {
+            Alt& a = alts_[i];
+            while (a.active) {
+                if (a.phase == 0 && a.next >= now) {
+                    if (a.next == now) end(a);
+                    break;
+                }
+                if (a.next > now) break;
+                if (a.next - (track_->begin + track_->alts[a.alt].begin) > kMaxBytes || a.next >= last_ ||
+                    !position(a, now)) {
+                    end(a);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// The track ends: every branch keeps its completed steps.
+    void finish() {
+        for (std::size_t i = 0; i < n_; ++i)
+            if (alts_[i].active) end(alts_[i]);
+        std::erase_if(track_->alts, [](const Track::Alt& a) { return a.items == 0; });
+    }
+
+private:
+    struct Alt {
+        u32 min_len = 0;
+        bool active = false;
+        u8 phase = 0;  // 0: step start; 1, 2: the lazy look-ahead at +1, +2
+        const u8* next = nullptr;
+        const u8* match_pos = nullptr;
+        u32 cur_len = 0, cur_offset = 0;
+        u32 mask = 0;
+        std::size_t alt = 0;   // its Track::Alt
+        std::vector<u32> items;  // its items (branches run at once: each its own)
+        std::size_t done = 0;    // ... of its completed steps
+    };
+
+    void item(Alt& a, u32 v) { a.items.push_back(v); }
+    void literal(Alt& a, bool step_end) { item(a, (a.mask << kMaskShift) | (step_end ? kStepEnd : 0)); }
+    // The step ends at @p end (with the held match when @p with_match).
+    void finish_step(Alt& a, const u8* end, bool with_match) {
+        if (with_match) item(a, kStepEnd | (a.mask << kMaskShift) | match_item(a.cur_len, a.cur_offset));
+        track_->alts[a.alt].end = u32(end - track_->begin);
+        a.done = a.items.size();
+        a.phase = 0;
+        a.next = end;
+    }
+    void hold(Alt& a, const u8* p) {
+        if (a.cur_len >= nice_) {
+            finish_step(a, a.match_pos + a.cur_len, true);
+        } else {
+            a.phase = 1;
+            a.next = p;
+        }
+    }
+    // The branch's search at a.next; false: gave up.
+    bool position(Alt& a, const u8* now) {
+        HcMatchFinder::SharedMatch found;
+        const u32 depth = a.phase == 0 ? depth_ : a.phase == 1 ? depth_ >> 1 : depth_ >> 2;
+        if (!mf_->search_past(a.next, now, kMaxMatchLen, nice_, depth, found)) return false;
+        take(a, a.next, found);
+        return true;
+    }
+    // What the branch's step does with @p found, its search at @p q.
+    void take(Alt& a, const u8* q, const HcMatchFinder::SharedMatch& found) {
+        u32 offset = 0;
+        if (a.phase == 0) {
+            const u32 len = found.step(a.min_len, kFar3, offset, [&](u32 mask) { a.mask = mask; });
+            if (len == 0) {
+                literal(a, true);
+                finish_step(a, q + 1, false);
+                return;
+            }
+            a.match_pos = q;
+            a.cur_len = len;
+            a.cur_offset = offset;
+            if constexpr (kMode == LazyMode::greedy)
+                finish_step(a, q + len, true);
+            else
+                hold(a, q + 1);
+            return;
+        }
+        const bool first = a.phase == 1;
+        const u32 next_len = found.result(a.cur_len - 1, offset);
+        if (next_len >= a.cur_len &&
+            4 * int(next_len - a.cur_len) + (bsr32(a.cur_offset) - bsr32(offset)) > (first ? 2 : 6)) {
+            if (!first) literal(a, false);
+            literal(a, false);
+            a.match_pos = q;
+            a.cur_len = next_len;
+            a.cur_offset = offset;
+            hold(a, q + 1);
+        } else if (first && kMode == LazyMode::lazy2) {
+            a.phase = 2;
+            a.next = q + 1;
+        } else {
+            finish_step(a, a.match_pos + a.cur_len, true);
+        }
+    }
+    // Stops a branch: its completed steps go to the track (a branch without any is
+    // dropped at finish()), its unfinished step is dropped.
+    void end(Alt& a) {
+        Track::Alt& t = track_->alts[a.alt];
+        t.first_item = u32(track_->alt_items.size());
+        t.items = u32(a.done);
+        track_->alt_items.append(a.items.data(), a.done);
+        a.active = false;
+        active--;
+        idle |= own_min_len_mask(a.min_len);
+    }
+
+    Track* track_ = nullptr;
+    const HcMatchFinder* mf_ = nullptr;
+    Alt alts_[kMaxAlts];
+    std::size_t n_ = 0;
+    u32 depth_ = 0, nice_ = 0;
+    const u8* in_begin_ = nullptr;
+    const u8* last_ = nullptr;
+};
+
 // The history track's recorder at levels 2-9: also marks its strides (Track::LazyStride)
 // from the parse's own block-split statistics, which count every item: the observations
 // of a stride are the difference of the running totals at its two ends.  (Counting steps
 // here, not in the parse's locals, cost the search 5%.)
-template <bool kMasks>
+template <bool kMasks, LazyMode kMode, bool kBranch = false>
 struct LazyTrackRecorder : TrackRecorder<kMasks> {
+    static_assert(kMasks || !kBranch, "branches follow the step masks");
+    static constexpr bool kBranches = kBranch;
     using Base = TrackRecorder<kMasks>;
     static constexpr std::size_t kStrideSteps = Track::kLazyStride;
     std::vector<Track::LazyStride>& strides;
@@ -151,6 +336,28 @@ struct LazyTrackRecorder : TrackRecorder<kMasks> {
         s.mask = s.item_end - last_item <= Track::kMaxStrideItems ? u8(mask >> kMaskShift) : 0;
         last_item = s.item_end;
         strides.push_back(s);
+    }
+    // The branches (kMasks): see AltParses.
+    AltParses<kMode> alts;
+    const u8* step_at = nullptr;
+    void watch(const HcMatchFinder& mf) { alts.watch(mf); }
+    [[gnu::always_inline]] void on_step_begin(const u8* p, u32 min_len) {
+        Base::on_step_begin(p, min_len);
+        if constexpr (kBranch) {
+            step_at = p;
+            if (alts.active) [[unlikely]]
+                alts.advance(p);
+        }
+    }
+    [[gnu::always_inline]] void on_step_mask(u32 m, const HcMatchFinder::SharedMatch& found) {
+        Base::on_step_mask(m, found);
+        if constexpr (kBranch)
+            if (~m & alts.idle) [[unlikely]]
+                alts.branch(step_at, m, found);
+    }
+    void finish() {
+        Base::finish();
+        if constexpr (kBranch) alts.finish();
     }
     void on_block_end(const BlockSplitStats& split, std::size_t matches) {
         for (u32 type = 0; type < BlockSplitStats::kTypes; ++type)
@@ -250,10 +457,42 @@ ItemPool& item_pool() {
     static ItemPool pool;
     return pool;
 }
+
+// Branch records of finished tracks, for the next ones (their capacity kept).
+class AltPool {
+public:
+    std::vector<Track::Alt> take() {
+        std::lock_guard lock(mutex_);
+        if (free_.empty()) return {};
+        std::vector<Track::Alt> v = std::move(free_.back());
+        free_.pop_back();
+        return v;
+    }
+    void give(std::vector<Track::Alt>&& v) {
+        if (v.capacity() == 0) return;
+        v.clear();
+        std::lock_guard lock(mutex_);
+        if (free_.size() < kMaxFree) free_.push_back(std::move(v));
+    }
+
+private:
+    static constexpr std::size_t kMaxFree = 4;
+    std::mutex mutex_;
+    std::vector<std::vector<Track::Alt>> free_;
+};
+AltPool& alt_pool() {
+    static AltPool pool;
+    return pool;
+}
 }  // namespace
 
 Track::Track() : items(item_pool().take()) {}
-Track::~Track() { item_pool().give(std::move(items)); }
+Track::~Track() {
+    item_pool().give(std::move(items));
+    if (alt_items.capacity()) item_pool().give(std::move(alt_items));
+    alt_pool().give(std::move(alts));
+}
+
 
 std::size_t chunk_overlap(std::size_t chunk_size) { return std::clamp<std::size_t>(chunk_size / 16, 512, 4096); }
 
@@ -310,11 +549,6 @@ struct ChunkSearcher::Impl {
             lazy2 = std::make_unique<LazyParser<LazyMode::lazy2>>(params);
     }
 
-    std::unique_ptr<HcMatchFinder> hc;  // search_together()'s, made on first use
-
-    template <class Parser>
-    void search_together(Parser&, const ChunkJob& job, const TrackPlan& plan, ChunkTracks& out);
-
     Track& new_track(ChunkTracks& out, const ChunkJob& job) {
         Track& t = out.tracks.emplace_back();
         t.begin = job.begin;
@@ -354,235 +588,29 @@ struct ChunkSearcher::Impl {
     template <class Parser>
     void search_lazy(Parser& parser, const ChunkJob& job, const TrackPlan& plan, ChunkTracks& out) {
         out.step_masks = plan.step_masks;
-        if (!plan.fixed.empty()) {
-            search_together(parser, job, plan, out);
-            for (Track& t : out.tracks) mark_lazy_strides(t);
-        } else if (plan.step_masks) {  // one track: the sequential parser itself, recorded
-            search_one<true>(parser, job, out);
-        } else {
-            search_one<false>(parser, job, out);
-        }
+        out.branches = plan.step_masks && !plan.alt_min_lens.empty();
+        if (out.branches)
+            search_one<true, true>(parser, job, plan, out);
+        else if (plan.step_masks)
+            search_one<true, false>(parser, job, plan, out);
+        else
+            search_one<false, false>(parser, job, plan, out);
     }
 
-    // A lazy-level track's strides (Track::LazyStride), in a pass of their own, for
-    // search_together()'s tracks (a pass over the items costs the search ~10%: the
-    // history track's recorder marks them as it goes).
-    static void mark_lazy_strides(Track& t) {
-        const u32* const items = t.items.data();
-        const std::size_t n = t.items.size();
-        t.strides.clear();
-        t.strides.reserve(n / Track::kLazyStride + 1);
-        Track::LazyStride stride{};
-        stride.mask = u8(HcMatchFinder::kAllMinLens);
-        std::size_t steps = 0;
-        const u8* p = t.begin;
-        for (std::size_t i = 0; i < n; ++i) {
-            const u32 item = items[i];
-            const u32 len = item_len(item);
-            stride.mask &= u8(item >> kMaskShift);
-            if (len == 0) {
-                stride.observations[BlockSplitStats::literal_type(*p)]++;
-                ++p;
-            } else {
-                stride.observations[BlockSplitStats::match_type(len)]++;
-                stride.matches++;
-                p += len;
-            }
-            if ((item & kStepEnd) && ++steps == Track::kLazyStride) {
-                const u32 first = t.strides.empty() ? 0 : t.strides.back().item_end;
-                stride.item_end = u32(i + 1);
-                stride.offset = u32(p - t.begin);
-                if (stride.item_end - first > Track::kMaxStrideItems) stride.mask = 0;
-                t.strides.push_back(stride);
-                stride = Track::LazyStride{};
-                stride.mask = u8(HcMatchFinder::kAllMinLens);
-                steps = 0;
-            }
-        }
-    }
-    template <bool kMasks, class Parser>
-    void search_one(Parser& parser, const ChunkJob& job, ChunkTracks& out) {
+    template <bool kMasks, bool kBranch, class Parser>
+    void search_one(Parser& parser, const ChunkJob& job, const TrackPlan& plan, ChunkTracks& out) {
         Track& t = new_track(out, job);
-        LazyTrackRecorder<kMasks> rec(t, job.stop);
+        LazyTrackRecorder<kMasks, Parser::kMode, kBranch> rec(t, job.stop);
+        if constexpr (kBranch) {
+            t.alts = alt_pool().take();
+            t.alt_items = item_pool().take();
+            rec.alts.setup(t, plan.alt_min_lens, params, job.in_begin, job.data_end);
+        }
         parser.search(job.in_begin, job.begin, job.data_end, rec);
         rec.finish();
         t.end = rec.end;
     }
 };
-
-// Several tracks in one pass (picture 4): the tracks move through the chunk together,
-// position by position, over one match finder that holds exactly the positions before
-// the current one.  At each position every track that needs a search there gets it from
-// one shared search per depth (full, half, quarter), read for its own best_len (see
-// HcMatchFinder::SharedMatch).  A track is a small state machine replaying
-// LazyParser::step(): a step start, then the look-ahead searches of lazy and lazy2.
-template <class Parser>
-void ChunkSearcher::Impl::search_together(Parser&, const ChunkJob& job, const TrackPlan& plan, ChunkTracks& out) {
-    constexpr LazyMode kMode = std::is_same_v<Parser, LazyParser<LazyMode::greedy>> ? LazyMode::greedy
-                               : std::is_same_v<Parser, LazyParser<LazyMode::lazy>> ? LazyMode::lazy
-                                                                                     : LazyMode::lazy2;
-    struct State {
-        Track* track;
-        ItemWriter rec;
-        bool history;
-        bool active = true;
-        bool in_block = false;
-        u8 phase = 0;  // 0: step start; 1: lazy look-ahead at +1; 2: lazy2 look-ahead at +2
-        u32 min_len = 0;
-        u32 mask = 0;  // the step's (see ItemWriter)
-        const u8* next = nullptr;
-        u32 cur_len = 0, cur_offset = 0;
-        const u8* match_pos = nullptr;
-        BlockLogic<Parser> blk{};
-        u32 literals[kNumLiterals] = {};
-    };
-    const u32 depth = params.max_search_depth;
-    const u32 nice0 = std::min(params.nice_match_length, kMaxMatchLen);
-    const u8* const in_end = job.data_end;
-    const std::size_t n = (plan.history ? 1 : 0) + plan.fixed.size();
-    out.tracks.resize(n);
-    std::vector<State> ts;
-    ts.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        Track& t = out.tracks[i];
-        t.begin = job.begin;
-        const bool history = plan.history && i == 0;
-        ts.push_back(State{&t, ItemWriter(t.items, job.begin, job.stop), history});
-        ts.back().next = job.begin;
-        if (!history) ts.back().min_len = plan.fixed[i - (plan.history ? 1 : 0)];
-    }
-
-    if (!hc) hc.reset(new HcMatchFinder);
-    HcMatchFinder& mf = *hc;
-    u32 hashes[2];
-    mf.prime(job.in_begin, job.begin, job.begin, hashes);
-    HcMatchFinder::SharedMatch found[3];
-    bool have[3];
-    const u8* q = job.begin;
-    u32 max_len = kMaxMatchLen, nice_len = nice0;
-
-    const auto shared = [&](int cls) __attribute__((always_inline)) -> const HcMatchFinder::SharedMatch& {
-        if (!have[cls]) {
-            mf.search_shared(q, max_len, nice_len, cls == 0 ? depth : cls == 1 ? depth >> 1 : depth >> 2, hashes,
-                             found[cls]);
-            have[cls] = true;
-        }
-        return found[cls];
-    };
-    const auto search = [&](int cls, u32 best_len, u32& offset) __attribute__((always_inline)) -> u32 {
-        return shared(cls).result(best_len, offset);
-    };
-    const auto literal = [&](State& t, const u8* p, bool step_end) __attribute__((always_inline)) {
-        t.rec.literal(t.mask, step_end);
-        if (t.history) {
-            t.blk.literal(*p);
-            t.literals[*p]++;
-        }
-    };
-    const auto finish_step = [&](State& t, const u8* end, bool with_match) {
-        if (with_match) {
-            t.rec.match(t.mask, t.cur_len, t.cur_offset);
-            if (t.history) t.blk.match(t.cur_len);
-        }
-        t.phase = 0;
-        t.next = end;
-        if (t.history && !t.blk.continues(end)) t.in_block = false;
-        if (end >= job.stop) {
-            t.active = false;
-            t.rec.finish();
-            t.track->end = end;
-        }
-    };
-    // We hold a match (cur_len at match_pos); the next position to look at is p.
-    const auto hold = [&](State& t, const u8* p) {
-        if (t.cur_len >= nice_len) {  // nice_len as adjusted at p - 1, where the match was found
-            finish_step(t, t.match_pos + t.cur_len, true);
-        } else {
-            t.phase = 1;
-            t.next = p;
-        }
-    };
-
-    for (;;) {
-        const u8* next = nullptr;
-        for (const State& t : ts)
-            if (t.active && (next == nullptr || t.next < next)) next = t.next;
-        if (next == nullptr) break;
-        if (q < next) {  // positions no track searches enter the match finder
-            mf.insert_range(q, next, in_end, hashes);
-            q = next;
-        }
-        mf.prepare(q);
-        have[0] = have[1] = have[2] = false;
-        max_len = kMaxMatchLen;
-        nice_len = nice0;
-        adjust_max_and_nice_len(max_len, nice_len, std::size_t(in_end - q));
-        for (State& t : ts) {
-            if (!t.active || t.next != q) continue;
-            u32 offset = 0;
-            if (t.phase == 0) {
-                if (t.history) {
-                    if (!t.in_block) {
-                        t.blk.begin(q, in_end, depth);
-                        std::fill(std::begin(t.literals), std::end(t.literals), 0u);
-                        t.in_block = true;
-                    }
-                    t.blk.before_step(q, t.literals, depth);
-                    t.min_len = t.blk.min_len;
-                }
-                // With step masks, one look at the search gives the decision and the mask
-                // (step() returns 0 where the step is a literal whatever the match).
-                u32 len;
-                if (plan.step_masks) {
-                    len = shared(0).step(t.min_len, Parser::kFar3, offset, [&](u32 mask) { t.mask = mask; });
-                } else {
-                    len = search(0, t.min_len - 1, offset);
-                    t.mask = own_min_len_mask(t.min_len);
-                }
-                if constexpr (kMode == LazyMode::greedy) {
-                    if (len >= t.min_len && (len > kMinMatchLen || offset <= 4096)) {
-                        t.match_pos = q;
-                        t.cur_len = len;
-                        t.cur_offset = offset;
-                        finish_step(t, q + len, true);
-                    } else {
-                        literal(t, q, true);
-                        finish_step(t, q + 1, false);
-                    }
-                } else {
-                    if (len < t.min_len || (len == kMinMatchLen && offset > 8192)) {
-                        literal(t, q, true);
-                        finish_step(t, q + 1, false);
-                    } else {
-                        t.match_pos = q;
-                        t.cur_len = len;
-                        t.cur_offset = offset;
-                        hold(t, q + 1);
-                    }
-                }
-            } else {
-                const bool first = t.phase == 1;
-                const u32 next_len = search(first ? 1 : 2, t.cur_len - 1, offset);
-                if (next_len >= t.cur_len && 4 * int(next_len - t.cur_len) + (bsr32(t.cur_offset) - bsr32(offset)) >
-                                                 (first ? 2 : 6)) {
-                    if (!first) literal(t, q - 2, false);
-                    literal(t, q - 1, false);
-                    t.match_pos = q;
-                    t.cur_len = next_len;
-                    t.cur_offset = offset;
-                    hold(t, q + 1);
-                } else if (first && kMode == LazyMode::lazy2) {
-                    t.phase = 2;
-                    t.next = q + 1;
-                } else {
-                    finish_step(t, t.match_pos + t.cur_len, true);
-                }
-            }
-        }
-        mf.insert_range(q, q + 1, in_end, hashes);  // q enters the match finder
-        ++q;
-    }
-}
 
 ChunkSearcher::ChunkSearcher(int level) : impl_(std::make_unique<Impl>(level)) {}
 ChunkSearcher::~ChunkSearcher() = default;
@@ -591,7 +619,7 @@ std::unique_ptr<ChunkTracks> ChunkSearcher::search(const ChunkJob& job, const Tr
     auto out = std::make_unique<ChunkTracks>();
     out->job = job;
     const std::uint64_t t0 = thread_cpu_ns();
-    if (job.begin < job.stop && (plan.history || !plan.fixed.empty())) {
+    if (job.begin < job.stop && plan.history) {
         if (impl_->fastest)
             impl_->search_fastest(job, *out);
         else if (impl_->greedy)
@@ -609,17 +637,20 @@ std::unique_ptr<ChunkTracks> ChunkSearcher::search(const ChunkJob& job, const Tr
 
 namespace {
 
-// A place in a track, always at the start of a step.
+// A place in a track or in one of its branches (Track::Alt), always at a step start.
 struct Cursor {
-    const Track* track;
+    const Track* track;  ///< null: a branch (no strides)
+    const u32* items;
+    std::size_t n;
     std::size_t i = 0;
     const u8* p;
 
-    [[nodiscard]] bool at_end() const { return i >= track->items.size(); }
-    [[nodiscard]] bool fits(u32 min_len) const { return item_fits(track->items[i], min_len); }
+    static Cursor of(const Track& t) { return Cursor{&t, t.items.data(), t.items.size(), 0, t.begin}; }
+    [[nodiscard]] bool at_end() const { return i >= n; }
+    [[nodiscard]] bool fits(u32 min_len) const { return item_fits(items[i], min_len); }
     void skip_step() {
         for (;;) {
-            const u32 item = track->items[i++];
+            const u32 item = items[i++];
             const u32 len = item_len(item);
             p += len ? len : 1;
             if (item & kStepEnd) break;
@@ -635,6 +666,8 @@ struct Cursor {
 struct Source {
     std::shared_ptr<const ChunkTracks> chunk;
     std::vector<Cursor> cursors;
+    Cursor branch{};            ///< the branch taken last (history track's Track::alts)
+    std::size_t next_alt = 0;   ///< the first of them not behind the resolver
 };
 
 class ResolverBase {
@@ -681,8 +714,8 @@ public:
         }
         Source& src = sources_.emplace_back();
         src.chunk = tracks;
-        for (const Track& t : tracks->tracks) src.cursors.push_back(Cursor{&t, 0, t.begin});
-        if (tracks->tracks.size() == 1 && !kFastest) stats.history_only_chunks++;
+        for (const Track& t : tracks->tracks) src.cursors.push_back(Cursor::of(t));
+        if (tracks->branches) stats.branched_chunks++;
         if (tracks->step_masks) stats.masked_chunks++;
 
         const u8* const limit = eof_ && job.end == data_end_ ? data_end_ : job.end;
@@ -713,11 +746,13 @@ public:
         }
     }
 
-    // automatic: more tracks only after a min-length miss (until 8 clean chunks), and only
-    // while the serial resolver, repairs included, is the bottleneck: while it needs more
-    // time per chunk than the workers need to search one (search time / workers).  With
-    // few workers the search is the bottleneck, and a repair costs less than the extra
-    // tracks every chunk would; with many, repairs would hold everybody up.
+    // automatic: branches (TrackPlan::alt_min_lens) only after a min-length miss (until 8
+    // clean chunks), and only while the serial resolver, repairs included, is the
+    // bottleneck: while it needs more time per chunk than the workers need to search one
+    // (search time / workers).  With few workers the search is the bottleneck, and a
+    // repair costs less than the branches every chunk would (they cost the search 30-45%;
+    // most are never taken, because the true min_len is the history track's there); with
+    // many, repairs would hold everybody up.  all: always branches.
     //
     // With one worker nothing runs beside the resolver, so a search ahead only doubles the
     // work where it misses: the resolver parses every step itself (alone_), and chunks are
@@ -730,10 +765,10 @@ public:
         }
         if constexpr (kFastest) return plan;
         const bool missing = clean_chunks_ < kCleanChunksForHistoryOnly;
-        const bool all_tracks = mode_ == TrackMode::all ||
-                                (mode_ == TrackMode::automatic && missing && resolver_load_ * workers_ > 1.0);
-        if (all_tracks) plan.fixed = recent_min_lens_;
-        plan.step_masks = mode_ == TrackMode::all || masked_chunks_left_ > 0;
+        const bool branches = mode_ == TrackMode::all ||
+                              (mode_ == TrackMode::automatic && missing && resolver_load_ * workers_ > 1.0);
+        plan.step_masks = branches || masked_chunks_left_ > 0;
+        if (branches) plan.alt_min_lens = recent_min_lens_;
         return plan;
     }
 
@@ -905,8 +940,36 @@ private:
                 }
             }
         }
+        if constexpr (!kFastest) {
+            for (auto s = sources_.rbegin(); s != sources_.rend(); ++s) {
+                if (Cursor* c = branch_at(*s)) {
+                    stats.branches++;
+                    follow(*c, *s);
+                    apply(*c);
+                    return;
+                }
+            }
+        }
         following_ = nullptr;
         repair_step(some_track_here);
+    }
+
+    // A branch of @p s's history track that begins at pos_ with a step that fits.
+    Cursor* branch_at(Source& s) {
+        if (s.chunk->tracks.empty()) return nullptr;
+        const Track& t = s.chunk->tracks.front();
+        if (t.alts.empty() || pos_ < t.begin) return nullptr;
+        const u32 at = u32(pos_ - t.begin);
+        std::size_t k = s.next_alt;
+        while (k < t.alts.size() && t.alts[k].begin < at) ++k;
+        s.next_alt = k;
+        for (; k < t.alts.size() && t.alts[k].begin == at; ++k) {
+            const Track::Alt& a = t.alts[k];
+            if (!item_fits(t.alt_items[a.first_item], blk_.min_len)) continue;
+            s.branch = Cursor{nullptr, t.alt_items.data() + a.first_item, a.items, 0, pos_};
+            return &s.branch;
+        }
+        return nullptr;
     }
 
     // Many steps in one tight loop, up to the next place where the block logic looks at
@@ -1018,8 +1081,8 @@ private:
         Apply<NoSink> out{blk_, counts};
         const std::size_t first = c.i;
         const u8* const at = pos_;
-        apply_step(c.track->items.data(), c.i, pos_, out);
-        add_run(c.track->items.data(), first, c.i - first, at, following_src_->chunk);
+        apply_step(c.items, c.i, pos_, out);
+        add_run(c.items, first, c.i - first, at, following_src_->chunk);
         c.p = pos_;
         stats.steps_followed++;
     }
@@ -1033,15 +1096,15 @@ private:
         BlockLogic<Parser> blk = blk_;
         NoSink counts;
         Apply<NoSink> out{blk, counts};
-        const u32* const items = c.track->items.data();
-        const std::size_t n = c.track->items.size();
+        const u32* const items = c.items;
+        const std::size_t n = c.n;
         std::size_t i = c.i;
         const u8* p = pos_;
         std::uint64_t steps = 0;
         if constexpr (kFastest)
             pass_strides(*c.track, blk, i, p, stop, steps);
         else
-            pass_lazy_strides(*c.track, blk, i, p, stop, steps, out);
+            if (c.track) pass_lazy_strides(*c.track, blk, i, p, stop, steps, out);
         while (i < n && run_goes_on(blk, p, stop)) {
             if constexpr (!kFastest)
                 if (!item_fits(items[i], blk.min_len)) break;

@@ -54,13 +54,15 @@ inline constexpr std::size_t kMinChunkSize = 4096;
 using TrackMode = ::flowdeflate::Tracks;
 
 struct TrackPlan {
-    bool history = true;
-    std::vector<u32> fixed;  ///< min match lengths of fixed tracks
+    bool history = true;  ///< false: nothing is searched (one worker: the resolver parses)
     /// Levels 2-9: each step records every min match length it is valid for (its mask),
     /// not just its own, so that the resolver can take it under another min_len.  Costs
     /// the search 0.6% (binaries) to 3% (text); the resolver asks for it where min_len
     /// repairs are frequent (see Resolver::plan()).
     bool step_masks = false;
+    /// With step_masks, for the history track: the min match lengths whose parse is
+    /// followed where it branches off the track (Track::alts), until it meets it again.
+    std::vector<u32> alt_min_lens;
 };
 
 /// One chunk of the input as the reader hands it out.
@@ -136,6 +138,12 @@ public:
             reserve(std::max<std::size_t>(64, capacity_ * 2));
         data_[size_++] = v;
     }
+    void append(const u32* v, std::size_t n) {
+        if (size_ + n > capacity_) [[unlikely]]
+            reserve(std::max<std::size_t>({64, capacity_ * 2, size_ + n}));
+        std::memcpy(data_.get() + size_, v, n * sizeof(u32));
+        size_ += n;
+    }
     /// After writing through data() directly.
     void set_size(std::size_t n) { size_ = n; }
 
@@ -171,9 +179,24 @@ struct Track {
     /// counts: its mask is 0, so the resolver walks it.
     static constexpr u32 kMaxStrideItems = 255;
 
+    /// Levels 2-9, history track with step masks: a stretch where the parse with another
+    /// min match length (TrackPlan::alt_min_lens) makes other steps than the track, from
+    /// the track step where it branches off to the track step where it meets the track
+    /// again (or, where it gives up, to the end of its last step).  The resolver takes it
+    /// where the true min_len is that one: without it, it would parse there itself.
+    struct Alt {
+        u32 begin;       ///< from the track's begin: a step start of the track
+        u32 end;         ///< after its last step
+        u32 first_item;  ///< its steps: alt_items[first_item, first_item + items)
+        u32 items;
+        u32 min_len;
+    };
+
     const u8* begin = nullptr;
     const u8* end = nullptr;  ///< position after the last step
     ItemBuffer items;
+    std::vector<Alt> alts;  ///< in order of begin
+    ItemBuffer alt_items;
     std::vector<Mark> marks;  ///< marks[k]: after (k + 1) * kStride steps (level 1 only)
     std::vector<LazyStride> strides;  ///< strides[k]: steps k * kLazyStride.. (levels 2-9)
 
@@ -187,6 +210,7 @@ struct ChunkTracks {
     ChunkJob job;
     std::vector<Track> tracks;
     bool step_masks = false;      ///< the plan's, as searched
+    bool branches = false;        ///< searched with branches (Track::alts)
     std::uint64_t search_ns = 0;  ///< CPU time the search took (core/clock.hpp)
 };
 
@@ -237,11 +261,12 @@ struct ResolverStats {
     std::uint64_t blocks = 0;
     std::uint64_t steps_followed = 0;
     std::uint64_t syncs = 0;          ///< times the resolver (re)joined a track
+    std::uint64_t branches = 0;       ///< ... of them onto a branch (Track::Alt)
     std::uint64_t repairs = 0;        ///< stretches the resolver parsed itself
     std::uint64_t repair_bytes = 0;
     std::uint64_t repairs_min_len = 0;  ///< repairs where a track stood at the position, with another min_len
     std::uint64_t repairs_phase = 0;    ///< repairs where no track had a step at the position
-    std::uint64_t history_only_chunks = 0;  ///< chunks searched with the history track only
+    std::uint64_t branched_chunks = 0;  ///< chunks searched with branches (TrackPlan::alt_min_lens)
     std::uint64_t masked_chunks = 0;  ///< chunks searched with step masks (TrackPlan::step_masks)
     std::uint64_t resolve_ns = 0;  ///< the resolver's own CPU time, emitting excluded
 };

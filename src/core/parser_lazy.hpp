@@ -15,6 +15,7 @@
 #pragma once
 
 #include <memory>
+#include <utility>
 
 #include "core/block_split.hpp"
 #include "core/hc_match_finder.hpp"
@@ -46,6 +47,12 @@ struct LazyParseState {
 template <class Out>
 inline constexpr bool kWantsStepMask = requires { requires Out::kStepMask; };
 
+/// Does a step's output @p Out branch (Out::kBranches): the parallel search's history
+/// track following parses with other min match lengths where they leave it, over its
+/// match finder's past (HcMatchFinder::search_past(), which needs kLog insertions)?
+template <class Out>
+inline constexpr bool kBranches = requires { requires Out::kBranches; };
+
 /// Does a step-recording Trace take the block-split statistics and match count after
 /// every Trace::kStrideSteps steps (stride_end(), before the next step) and at every block
 /// end (on_block_end())?  The parallel search's history track does, to mark its strides
@@ -62,11 +69,12 @@ inline constexpr bool kMarksStrides = requires(std::decay_t<Trace>& t, const Blo
 template <class Trace, class Builder = SequenceBuilder>
 struct BuildItems {
     static constexpr bool kStepMask = kWantsStepMask<Trace>;
+    static constexpr bool kBranches = ::flowdeflate::core::kBranches<Trace>;
     Builder& b;
     BlockSplitStats& split;
     Trace& trace;
-    [[gnu::always_inline]] void step_mask(u32 mask) {
-        if constexpr (kStepMask) trace.on_step_mask(mask);
+    [[gnu::always_inline]] void step_mask(u32 mask, const HcMatchFinder::SharedMatch& found) {
+        if constexpr (kStepMask) trace.on_step_mask(mask, found);
     }
     [[gnu::always_inline]] void literal(const u8* p) {
         trace.on_literal(p);
@@ -80,11 +88,12 @@ struct BuildItems {
     }
 };
 
-template <LazyMode kMode>
+template <LazyMode kMode_>
 class LazyParser {
-    static constexpr bool kLazy = kMode != LazyMode::greedy;
+    static constexpr bool kLazy = kMode_ != LazyMode::greedy;
 
 public:
+    static constexpr LazyMode kMode = kMode_;
     explicit LazyParser(const LevelParams& params)
         : max_search_depth_(params.max_search_depth), nice_match_length_(params.nice_match_length) {}
 
@@ -126,6 +135,7 @@ public:
     [[gnu::always_inline]] const u8* step(const u8* in_next, const u8* in_end, u32 min_len, u32 next_hashes[2],
                                           Out& out) {
         const u32 depth = max_search_depth_;
+        constexpr bool kLog = kBranches<Out>;
         u32 max_len = kMaxMatchLen, nice_len = std::min(nice_match_length_, kMaxMatchLen);
         adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
         if constexpr (!kLazy) {
@@ -133,7 +143,7 @@ public:
             const u32 length = first_search(in_next, min_len, max_len, nice_len, next_hashes, offset, out);
             if (length >= min_len && (length > kMinMatchLen || offset <= 4096)) {
                 out.match(in_next, length, offset);
-                mf_.skip_bytes(in_next + 1, in_end, length - 1, next_hashes);
+                mf_.template skip_bytes<kLog>(in_next + 1, in_end, length - 1, next_hashes);
                 return in_next + length;
             }
             out.literal(in_next);
@@ -150,12 +160,12 @@ public:
             for (;;) {  // we hold a match (cur_len, cur_offset) starting at match_pos
                 if (cur_len >= nice_len) {
                     out.match(match_pos, cur_len, cur_offset);
-                    mf_.skip_bytes(in_next, in_end, cur_len - 1, next_hashes);
+                    mf_.template skip_bytes<kLog>(in_next, in_end, cur_len - 1, next_hashes);
                     return in_next + cur_len - 1;
                 }
                 adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
                 u32 next_offset;
-                u32 next_len = mf_.longest_match(in_next, cur_len - 1, max_len, nice_len, depth >> 1, next_hashes,
+                u32 next_len = mf_.template longest_match<kLog>(in_next, cur_len - 1, max_len, nice_len, depth >> 1, next_hashes,
                                                  next_offset);
                 in_next++;
                 if (next_len >= cur_len &&
@@ -168,7 +178,7 @@ public:
                 }
                 if constexpr (kMode == LazyMode::lazy2) {
                     adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
-                    next_len = mf_.longest_match(in_next, cur_len - 1, max_len, nice_len, depth >> 2, next_hashes,
+                    next_len = mf_.template longest_match<kLog>(in_next, cur_len - 1, max_len, nice_len, depth >> 2, next_hashes,
                                                  next_offset);
                     in_next++;
                     if (next_len >= cur_len &&
@@ -182,12 +192,12 @@ public:
                     }
                     out.match(match_pos, cur_len, cur_offset);
                     if (cur_len > 3) {
-                        mf_.skip_bytes(in_next, in_end, cur_len - 3, next_hashes);
+                        mf_.template skip_bytes<kLog>(in_next, in_end, cur_len - 3, next_hashes);
                         in_next += cur_len - 3;
                     }
                 } else {
                     out.match(match_pos, cur_len, cur_offset);
-                    mf_.skip_bytes(in_next, in_end, cur_len - 2, next_hashes);
+                    mf_.template skip_bytes<kLog>(in_next, in_end, cur_len - 2, next_hashes);
                     in_next += cur_len - 2;
                 }
                 return in_next;
@@ -206,10 +216,11 @@ public:
                                             u32 next_hashes[2], u32& offset, Out& out) {
         if constexpr (kWantsStepMask<Out>) {
             HcMatchFinder::SharedMatch found;
-            mf_.longest_match_shared(in_next, min_len, max_len, nice_len, max_search_depth_, next_hashes, found);
-            return found.step(min_len, kFar3, offset, [&](u32 mask) { out.step_mask(mask); });
+            mf_.template longest_match_shared<kBranches<Out>>(in_next, min_len, max_len, nice_len, max_search_depth_, next_hashes, found);
+            return found.step(min_len, kFar3, offset, [&](u32 mask) { out.step_mask(mask, found); });
         } else {
-            return mf_.longest_match(in_next, min_len - 1, max_len, nice_len, max_search_depth_, next_hashes, offset);
+            return mf_.template longest_match<kBranches<Out>>(in_next, min_len - 1, max_len, nice_len, max_search_depth_,
+                                                              next_hashes, offset);
         }
     }
 
@@ -231,6 +242,7 @@ public:
     void search(const u8* in_begin, const u8* pos, const u8* in_end, Trace&& trace) {
         st_.block_begin = nullptr;
         prime(in_begin, pos, st_.next_hashes);
+        if constexpr (requires { trace.watch(std::as_const(mf_)); }) trace.watch(std::as_const(mf_));
         const auto no_sink = [](const ParsedBlock&) {};
         run(pos, InputView{in_end, nullptr}, no_sink, trace);
     }
