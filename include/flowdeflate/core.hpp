@@ -24,10 +24,13 @@ enum class Format {
 
 /// Which tracks a chunk's speculative search parses (the parallel graph, levels 1-9).
 enum class Tracks {
-    automatic,  ///< the history track; after a min-length miss, tracks for the recent min lengths
-                ///< (until 8 chunks resolve without a miss) while the resolver is the bottleneck
+    automatic,  ///< the history track; after a min-length miss, branches for the recent min
+                ///< lengths (until 8 chunks resolve without a miss) while the resolver is the
+                ///< bottleneck
     history,    ///< the history track only (least search work, most repairs)
-    all,        ///< the history track and one for every min length seen so far (fewest repairs)
+    all,        ///< the history track and its branches for the two most recent min lengths:
+                ///< where one of them makes another step, its parse until it meets the track
+                ///< again (fewest repairs, +18-35% search at level 6)
 };
 
 inline constexpr int kMinLevel = 0;

@@ -7,7 +7,8 @@
 //                        parsed from the chunk's start to a little past its end:
 //                          - the history track parses as if a block began at the chunk's
 //                            start, with libdeflate's own block logic (min_len changes);
-//                          - a fixed track parses with one min match length throughout.
+//                          - its branches: where another min match length makes another
+//                            step, that parse until it meets the track again (Track::Alt).
 //                        A track is the list of steps (see LazyParser::step()): what a step
 //                        chooses depends only on its position and min_len, never on where
 //                        the block began, because every position enters the match finder;
