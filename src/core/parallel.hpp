@@ -140,6 +140,7 @@ public:
         data_[size_++] = v;
     }
     void append(const u32* v, std::size_t n) {
+        if (n == 0) return;  // (v may be null then)
         if (size_ + n > capacity_) [[unlikely]]
             reserve(std::max<std::size_t>({64, capacity_ * 2, size_ + n}));
         std::memcpy(data_.get() + size_, v, n * sizeof(u32));
