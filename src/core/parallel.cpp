@@ -694,7 +694,13 @@ public:
           mode_(mode),
           workers_(std::max(1, workers)),
           alone_(mode == TrackMode::automatic && workers_ == 1),
-          repairer_(params) {}
+          repairer_(params) {
+        // The first threads + 4 chunks are planned before any resolves: with more than two
+        // workers (where the serial repairs bound the run) they get step masks, else every
+        // true block start among them costs a ~10 KB repair (packages.txt at -p16: 3.3% of
+        // the input repaired, most of it there).
+        if (workers_ > 2) masked_chunks_left_ = kMaskedChunks;
+    }
 
     void resolve(std::shared_ptr<const ChunkTracks> tracks, const Resolver::Emit& emit) override {
         const std::uint64_t t0 = thread_cpu_ns();
@@ -753,7 +759,7 @@ public:
     }
 
     // automatic: branches (TrackPlan::alt_min_lens) only after a min-length miss (until 8
-    // clean chunks), and only while the serial resolver, repairs included, is the
+    // clean chunks; a branch taken is a miss it caught), and only while the serial resolver, repairs included, is the
     // bottleneck: while it needs more time per chunk than the workers need to search one
     // (search time / workers).  With few workers the search is the bottleneck, and a
     // repair costs less than the branches every chunk would (they cost the search 30-45%;
@@ -786,21 +792,23 @@ private:
     // tar at level 6).  Asked for, for the next kMaskedChunks chunks, when a chunk's
     // min_len repairs reach kMaskPressure / workers of its bytes: without masks their
     // bytes, with masks their count times kBytesPerMaskedRepair (a measured 50-125 bytes
-    // that would have been repaired per repair left).  A repaired byte costs about twice
+    // that would have been repaired per repair left; a branch taken counts as the repair
+    // it saved, so that masks stay on under branches).  A repaired byte costs about twice
     // a searched one (priming), so on 2 cores masks pay from ~2.5% repairs; with more
     // workers the search is spread and the serial repairs hold everybody up, so sooner.
     static constexpr double kMaskPressure = 0.04;
     static constexpr double kBytesPerMaskedRepair = 64;
     static constexpr int kMaskedChunks = 8;
     void weigh_step_masks(const ChunkTracks& tracks) {
-        const double pressure = tracks.step_masks ? double(chunk_min_len_repairs_) * kBytesPerMaskedRepair
-                                                  : double(chunk_min_len_repair_bytes_);
+        const double pressure = tracks.step_masks
+                                    ? double(chunk_min_len_repairs_ + chunk_branches_) * kBytesPerMaskedRepair
+                                    : double(chunk_min_len_repair_bytes_);
         const double bytes = double(tracks.job.end - tracks.job.begin) / workers_;
         if (pressure > kMaskPressure * bytes)
             masked_chunks_left_ = kMaskedChunks;
         else if (masked_chunks_left_ > 0)
             masked_chunks_left_--;
-        chunk_min_len_repairs_ = chunk_min_len_repair_bytes_ = 0;
+        chunk_min_len_repairs_ = chunk_min_len_repair_bytes_ = chunk_branches_ = 0;
     }
 
     static constexpr u32 kCleanChunksForHistoryOnly = 8;
@@ -950,6 +958,8 @@ private:
             for (auto s = sources_.rbegin(); s != sources_.rend(); ++s) {
                 if (Cursor* c = branch_at(*s)) {
                     stats.branches++;
+                    chunk_branches_++;
+                    chunk_missed_ = true;  // a miss the branch caught: keep branching
                     follow(*c, *s);
                     apply(*c);
                     return;
@@ -1306,6 +1316,7 @@ private:
     const u8* repaired_to_ = nullptr;
     bool repair_for_min_len_ = false;  ///< the current repair's cause
     std::uint64_t chunk_min_len_repairs_ = 0, chunk_min_len_repair_bytes_ = 0;  ///< this chunk's
+    std::uint64_t chunk_branches_ = 0;  ///< branches the resolver took in this chunk
     int masked_chunks_left_ = 0;
     static constexpr std::size_t kCatchUpMax = 40 * 1024;
     static constexpr std::ptrdiff_t kCatchUpEndMargin = 4 * kMaxMatchLen;
