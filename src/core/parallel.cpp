@@ -694,13 +694,7 @@ public:
           mode_(mode),
           workers_(std::max(1, workers)),
           alone_(mode == TrackMode::automatic && workers_ == 1),
-          repairer_(params) {
-        // The first threads + 4 chunks are planned before any resolves: with more than two
-        // workers (where the serial repairs bound the run) they get step masks, else every
-        // true block start among them costs a ~10 KB repair (packages.txt at -p16: 3.3% of
-        // the input repaired, most of it there).
-        if (workers_ > 2) masked_chunks_left_ = kMaskedChunks;
-    }
+          repairer_(params) {}
 
     void resolve(std::shared_ptr<const ChunkTracks> tracks, const Resolver::Emit& emit) override {
         const std::uint64_t t0 = thread_cpu_ns();
@@ -779,7 +773,12 @@ public:
         const bool missing = clean_chunks_ < kCleanChunksForHistoryOnly;
         const bool branches = mode_ == TrackMode::all ||
                               (mode_ == TrackMode::automatic && missing && resolver_load_ * workers_ > 1.0);
-        plan.step_masks = branches || masked_chunks_left_ > 0;
+        // With more than two workers the serial repairs bound the run, and the masks (0.6-3%
+        // of the search) stay on: switched by the repairs they leave, they came and went
+        // with a lag of threads + 4 chunks (the plans made before a chunk resolves), and
+        // every true block start in an unmasked chunk cost a ~10 KB repair (libLLVM.so at
+        // -p16: 2.2% of the input repaired, packages.txt 3.3%).
+        plan.step_masks = branches || masked_chunks_left_ > 0 || workers_ > 2;
         if (branches) plan.alt_min_lens = recent_min_lens_;
         return plan;
     }
