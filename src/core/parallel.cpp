@@ -133,7 +133,7 @@ class AltParses {
 public:
     static constexpr std::size_t kMaxAlts = 4;
     static constexpr std::ptrdiff_t kMaxBytes = 4096;
-    static constexpr u32 kFar3 = kMode == LazyMode::greedy ? 4096 : 8192;
+    static constexpr u32 kFar3 = LazyParser<kMode>::kFar3;
 
     u32 idle = 0;    ///< mask bits of the min_lens not branched off now
     u32 active = 0;  ///< how many are
@@ -141,8 +141,6 @@ public:
     void setup(Track& t, const std::vector<u32>& min_lens, const LevelParams& params, const u8* in_begin,
                const u8* data_end) {
         track_ = &t;
-        t.alts.clear();
-        t.alt_items.clear();
         n_ = 0;
         for (u32 m : min_lens)
             if (n_ < kMaxAlts && m >= kMinMatchLen && m <= kMinMatchLen + 6) { alts_[n_] = Alt{}; alts_[n_++].min_len = m; }
@@ -266,8 +264,7 @@ private:
         }
         const bool first = a.phase == 1;
         const u32 next_len = found.result(a.cur_len - 1, offset);
-        if (next_len >= a.cur_len &&
-            4 * int(next_len - a.cur_len) + (bsr32(a.cur_offset) - bsr32(offset)) > (first ? 2 : 6)) {
+        if (lazy_prefers_next(a.cur_len, a.cur_offset, next_len, offset, first ? 2 : 6)) {
             if (!first) literal(a, false);
             literal(a, false);
             a.match_pos = q;
@@ -342,7 +339,7 @@ struct LazyTrackRecorder : TrackRecorder<kMasks> {
         last_item = s.item_end;
         strides.push_back(s);
     }
-    // The branches (kMasks): see AltParses.
+    // The branches (kBranch): see AltParses.
     AltParses<kMode> alts;
     const u8* step_at = nullptr;
     void watch(const HcMatchFinder& mf) { alts.watch(mf); }
@@ -495,7 +492,7 @@ AltPool& alt_pool() {
 Track::Track() : items(item_pool().take()) {}
 Track::~Track() {
     item_pool().give(std::move(items));
-    if (alt_items.capacity()) item_pool().give(std::move(alt_items));
+    item_pool().give(std::move(alt_items));
     alt_pool().give(std::move(alts));
 }
 

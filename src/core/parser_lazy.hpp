@@ -40,6 +40,14 @@ struct LazyParseState {
 
 [[gnu::always_inline]] inline int bsr32(u32 v) { return 31 - __builtin_clz(v); }
 
+/// libdeflate's lazy rule: is the match found one (or two) positions on worth deferring
+/// the held one for?  4 * (length gain) + (log2 offset saved) above @p threshold (2 one
+/// position on, 6 two on).
+[[gnu::always_inline]] inline bool lazy_prefers_next(u32 cur_len, u32 cur_offset, u32 next_len, u32 next_offset,
+                                                     int threshold) {
+    return next_len >= cur_len && 4 * int(next_len - cur_len) + (bsr32(cur_offset) - bsr32(next_offset)) > threshold;
+}
+
 /// Does a step's output @p Out take the step's mask, HcMatchFinder::SharedMatch::step()'s
 /// (Out::kStepMask, with step_mask(mask) called before the step's items)?  The parallel
 /// search's tracks do: the resolver may then take a step parsed with one min match length
@@ -168,8 +176,7 @@ public:
                 u32 next_len = mf_.template longest_match<kLog>(in_next, cur_len - 1, max_len, nice_len, depth >> 1, next_hashes,
                                                  next_offset);
                 in_next++;
-                if (next_len >= cur_len &&
-                    4 * int(next_len - cur_len) + (bsr32(cur_offset) - bsr32(next_offset)) > 2) {
+                if (lazy_prefers_next(cur_len, cur_offset, next_len, next_offset, 2)) {
                     out.literal(in_next - 2);
                     cur_len = next_len;
                     cur_offset = next_offset;
@@ -181,8 +188,7 @@ public:
                     next_len = mf_.template longest_match<kLog>(in_next, cur_len - 1, max_len, nice_len, depth >> 2, next_hashes,
                                                  next_offset);
                     in_next++;
-                    if (next_len >= cur_len &&
-                        4 * int(next_len - cur_len) + (bsr32(cur_offset) - bsr32(next_offset)) > 6) {
+                    if (lazy_prefers_next(cur_len, cur_offset, next_len, next_offset, 6)) {
                         out.literal(in_next - 3);
                         out.literal(in_next - 2);
                         cur_len = next_len;
