@@ -8,6 +8,8 @@
 #include <deque>
 #include <sys/mman.h>
 #include <mutex>
+#include <type_traits>
+#include <vector>
 
 #include "core/block_split.hpp"
 #include "core/clock.hpp"
@@ -339,8 +341,11 @@ struct LazyTrackRecorder : TrackRecorder<kMasks> {
         last_item = s.item_end;
         strides.push_back(s);
     }
-    // The branches (kBranch): see AltParses.
-    AltParses<kMode> alts;
+    // The branches (kBranch): see AltParses; without them, nothing.
+    struct NoBranches {
+        void watch(const HcMatchFinder&) {}
+    };
+    [[no_unique_address]] std::conditional_t<kBranch, AltParses<kMode>, NoBranches> alts;
     const u8* step_at = nullptr;
     void watch(const HcMatchFinder& mf) { alts.watch(mf); }
     [[gnu::always_inline]] void on_step_begin(const u8* p, u32 min_len) {
@@ -427,24 +432,34 @@ struct BlockLogic {
     }
 };
 
-// Item buffers of finished tracks, for the next ones (a few; the rest are freed).
-class ItemPool {
+// Pages past what a track wrote go back to the system: a recycled item buffer must not
+// keep the largest extent it ever had resident.
+void release_unwritten_pages(ItemBuffer& v) {
+    const auto page = std::uintptr_t(4096);
+    const auto from = (reinterpret_cast<std::uintptr_t>(v.data() + v.size()) + page - 1) & ~(page - 1);
+    const auto to = reinterpret_cast<std::uintptr_t>(v.data() + v.capacity()) & ~(page - 1);
+    if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
+
+// Storage of finished tracks (item buffers, branch records), for the next ones: a few are
+// kept with their capacity, the rest are freed.
+template <class V>
+class Pool {
 public:
-    ItemBuffer take() {
+    static Pool& instance() {
+        static Pool pool;
+        return pool;
+    }
+    V take() {
         std::lock_guard lock(mutex_);
         if (free_.empty()) return {};
-        ItemBuffer v = std::move(free_.back());
+        V v = std::move(free_.back());
         free_.pop_back();
         return v;
     }
-    void give(ItemBuffer&& v) {
+    void give(V&& v) {
         if (v.capacity() == 0) return;
-        // Pages past what this track wrote go back to the system: a recycled buffer must
-        // not keep the largest extent it ever had resident.
-        const auto page = std::uintptr_t(4096);
-        const auto from = (reinterpret_cast<std::uintptr_t>(v.data() + v.size()) + page - 1) & ~(page - 1);
-        const auto to = reinterpret_cast<std::uintptr_t>(v.data() + v.capacity()) & ~(page - 1);
-        if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+        if constexpr (std::is_same_v<V, ItemBuffer>) release_unwritten_pages(v);
         v.clear();
         std::lock_guard lock(mutex_);
         if (free_.size() < kMaxFree) free_.push_back(std::move(v));
@@ -453,47 +468,17 @@ public:
 private:
     static constexpr std::size_t kMaxFree = 4;  // resident memory, kept for speed
     std::mutex mutex_;
-    std::vector<ItemBuffer> free_;
+    std::vector<V> free_;
 };
-
-ItemPool& item_pool() {
-    static ItemPool pool;
-    return pool;
-}
-
-// Branch records of finished tracks, for the next ones (their capacity kept).
-class AltPool {
-public:
-    std::vector<Track::Alt> take() {
-        std::lock_guard lock(mutex_);
-        if (free_.empty()) return {};
-        std::vector<Track::Alt> v = std::move(free_.back());
-        free_.pop_back();
-        return v;
-    }
-    void give(std::vector<Track::Alt>&& v) {
-        if (v.capacity() == 0) return;
-        v.clear();
-        std::lock_guard lock(mutex_);
-        if (free_.size() < kMaxFree) free_.push_back(std::move(v));
-    }
-
-private:
-    static constexpr std::size_t kMaxFree = 4;
-    std::mutex mutex_;
-    std::vector<std::vector<Track::Alt>> free_;
-};
-AltPool& alt_pool() {
-    static AltPool pool;
-    return pool;
-}
+using ItemPool = Pool<ItemBuffer>;
+using AltPool = Pool<std::vector<Track::Alt>>;
 }  // namespace
 
-Track::Track() : items(item_pool().take()) {}
+Track::Track() : items(ItemPool::instance().take()) {}
 Track::~Track() {
-    item_pool().give(std::move(items));
-    item_pool().give(std::move(alt_items));
-    alt_pool().give(std::move(alts));
+    ItemPool::instance().give(std::move(items));
+    ItemPool::instance().give(std::move(alt_items));
+    AltPool::instance().give(std::move(alts));
 }
 
 
@@ -605,8 +590,8 @@ struct ChunkSearcher::Impl {
         Track& t = new_track(out, job);
         LazyTrackRecorder<kMasks, Parser::kMode, kBranch> rec(t, job.stop);
         if constexpr (kBranch) {
-            t.alts = alt_pool().take();
-            t.alt_items = item_pool().take();
+            t.alts = AltPool::instance().take();
+            t.alt_items = ItemPool::instance().take();
             rec.alts.setup(t, plan.alt_min_lens, params, job.in_begin, job.data_end);
         }
         parser.search(job.in_begin, job.begin, job.data_end, rec);
