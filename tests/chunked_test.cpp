@@ -13,6 +13,7 @@
 //                          that defer hundreds of literals (strides over 255 items).
 #include <flowdeflate/flowdeflate.hpp>
 
+#include "core/block_split.hpp"
 #include "core/parallel.hpp"
 #include "support/compare.hpp"
 #include "support/reference.hpp"
@@ -95,8 +96,10 @@ TEST_P(ChunkedDifferential, GeneratedKinds) {
     }
     // The resolver (one thread against 64 searching) is the bottleneck, so chunks after a
     // miss are searched with branches (Track::alts), and the resolver takes some (the
-    // 4 KiB runs are too short for that: a few chunks).
-    if (level() >= 4 && chunk() >= 64 * KiB) {
+    // 4 KiB runs are too short for that: a few chunks).  Branches are armed only where the
+    // track's literal count is near a threshold of the min_len choice: at level 4 (greedy)
+    // these kinds come near one only with the longer runs of 1 MiB chunks.
+    if ((level() >= 5 && chunk() >= 64 * KiB) || (level() == 4 && chunk() >= 1024 * KiB)) {
         EXPECT_GT(total.branches, 0u) << "no branch was taken";
     }
 }
@@ -198,6 +201,25 @@ TEST(ChunkedEdges, StepsThatDeferManyLiterals) {
         for (const std::size_t chunk : {4 * KiB, 64 * KiB})
             for (const auto mode : {core::TrackMode::automatic, core::TrackMode::history, core::TrackMode::all})
                 if (!same_as_reference(data, level, chunk, mode, Format::gzip, "deferring")) return;
+}
+
+// Branches are armed only near a threshold of the min_len choice (AltParses::arm()).
+TEST(BranchArming, MinLensNearACount) {
+    using core::min_lens_near;
+    const auto bit = [](unsigned m) { return 1u << (m - core::kMinMatchLen); };
+    constexpr unsigned kDepth = 35;  // level 6
+    // No margin: the choice itself.
+    for (unsigned n = 0; n <= 256; ++n)
+        EXPECT_EQ(min_lens_near(n, kDepth, 0), bit(core::choose_min_match_len(n, kDepth))) << n;
+    // 79 distinct literals choose 4, 80 choose 3.
+    EXPECT_EQ(min_lens_near(79, kDepth, 1), bit(3) | bit(4));
+    EXPECT_EQ(min_lens_near(71, kDepth, 8), bit(4));
+    EXPECT_EQ(min_lens_near(72, kDepth, 8), bit(3) | bit(4));
+    EXPECT_EQ(min_lens_near(200, kDepth, 8), bit(3));
+    EXPECT_EQ(min_lens_near(256, kDepth, 8), bit(3));  // a short block: counted as all used
+    EXPECT_EQ(min_lens_near(0, kDepth, 8), bit(9) | bit(8) | bit(7));
+    // A shallow search caps the choice (depth 6: at most 5).
+    EXPECT_EQ(min_lens_near(0, 6, 300), bit(3) | bit(4) | bit(5));
 }
 
 TEST(ChunkedEdges, RejectsSmallChunks) {

@@ -105,26 +105,47 @@ inline u32 choose_min_match_len(u32 num_used_literals, u32 max_search_depth) {
     return min_len;
 }
 
-/// Initial min match length of a block: distinct literals in its first 4 KiB (3 for
-/// blocks under 512 bytes, where static codes are likely).
-inline u32 calculate_min_match_len(const u8* data, std::size_t data_len, u32 max_search_depth) {
-    if (data_len < 512) return kMinMatchLen;
+/// The literals a block's initial min match length counts: the distinct byte values in its
+/// first 4 KiB (256, as if all were used, for blocks under 512 bytes: static codes are
+/// likely there, and min_len 3).
+inline u32 used_literals_in(const u8* data, std::size_t data_len) {
+    if (data_len < 512) return kNumLiterals;
     data_len = std::min<std::size_t>(data_len, 4096);
     u8 used[256] = {};
     for (std::size_t i = 0; i < data_len; ++i) used[data[i]] = 1;
     u32 num_used = 0;
     for (u32 i = 0; i < 256; ++i) num_used += used[i];
-    return choose_min_match_len(num_used, max_search_depth);
+    return num_used;
 }
 
-/// Recalculation from the literals the block actually used (ignoring rare ones).
-inline u32 recalculate_min_match_len(const u32 litlen_freqs[], u32 max_search_depth) {
+/// The literals the recalculation counts: those the block used so far, rare ones left out.
+inline u32 used_literals_of(const u32 litlen_freqs[]) {
     u32 literal_freq = 0;
     for (u32 i = 0; i < kNumLiterals; ++i) literal_freq += litlen_freqs[i];
     const u32 cutoff = literal_freq >> 10;
     u32 num_used = 0;
     for (u32 i = 0; i < kNumLiterals; ++i) num_used += litlen_freqs[i] > cutoff;
-    return choose_min_match_len(num_used, max_search_depth);
+    return num_used;
+}
+
+/// Initial min match length of a block.
+inline u32 calculate_min_match_len(const u8* data, std::size_t data_len, u32 max_search_depth) {
+    return choose_min_match_len(used_literals_in(data, data_len), max_search_depth);
+}
+
+/// Recalculation from the literals the block actually used.
+inline u32 recalculate_min_match_len(const u32 litlen_freqs[], u32 max_search_depth) {
+    return choose_min_match_len(used_literals_of(litlen_freqs), max_search_depth);
+}
+
+/// The min match lengths (bit m - 3) that choose_min_match_len() gives for counts within
+/// @p margin of @p num_used: where a parse of the same data that counted a little
+/// differently (another block start) may land.
+inline u32 min_lens_near(u32 num_used, u32 max_search_depth, u32 margin) {
+    u32 mask = 0;
+    for (u32 n = num_used > margin ? num_used - margin : 0; n <= num_used + margin; ++n)
+        mask |= 1u << (choose_min_match_len(n, max_search_depth) - kMinMatchLen);
+    return mask;
 }
 
 }  // namespace flowdeflate::core

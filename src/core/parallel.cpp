@@ -126,19 +126,33 @@ struct TrackRecorder : NoTrace {
 // until it begins a step where the track begins one (from there on the two are the same
 // parse again, as far as the masks hold) or gives up: after kMaxBytes, near the end of
 // the data, or where the finder no longer knows its past.  Its completed steps go to the
-// track as an Alt.  A state machine replaying LazyParser::step().  On text a branch
-// begins every ~15 bytes and lasts ~3; the resolver takes about one in twenty (where the
-// true min_len is the branch's): +18-35% search, so only where the resolver is the
-// bottleneck (Resolver::plan()).
+// track as an Alt.  A state machine replaying LazyParser::step().  Only min_lens that
+// another block start could have chosen branch off (arm()): on text near a threshold of
+// the choice a branch begins every ~15 bytes and lasts ~3, and the resolver takes about
+// one in twenty (where the true min_len is the branch's).  The search costs +9-28% at
+// level 6 (+4-9% at level 9) against none, so branches are searched only where the
+// resolver is the bottleneck (Resolver::plan()).
 template <LazyMode kMode>
 class AltParses {
 public:
     static constexpr std::size_t kMaxAlts = 4;
     static constexpr std::ptrdiff_t kMaxBytes = 4096;
     static constexpr u32 kFar3 = LazyParser<kMode>::kFar3;
+    // Measured with `--tracks all -p2 -v` on the four corpus files (margin: repairs at
+    // levels 6 / 9, search against no margin): 4: 0.03-0.74% / 0.02-0.51%, search -10 to
+    // -22%; 8: 0.02-0.31% / 0.02-0.25%, -4 to -21%; 16: 0.01-0.24% at level 6, -2 to -19%.
+    static constexpr u32 kArmMargin = 8;
 
     u32 idle = 0;    ///< mask bits of the min_lens not branched off now
     u32 active = 0;  ///< how many are
+    u32 armed = ~0u;  ///< mask bits of the min_lens that may branch off now (see arm())
+
+    /// The track chose its min_len from @p num_used literals: from here on, branch only to
+    /// the min_lens a count within kArmMargin of it gives.  The true parse counts over
+    /// another stretch (its block began elsewhere), but on the same data: where the
+    /// track's count is far from a threshold of choose_min_match_len(), the true min_len
+    /// is nearly always the track's own, and a branch there would never be taken.
+    void arm(u32 num_used, u32 depth) { armed = min_lens_near(num_used, depth, kArmMargin); }
 
     void setup(Track& t, const std::vector<u32>& min_lens, const LevelParams& params, const u8* in_begin,
                const u8* data_end) {
@@ -163,7 +177,7 @@ public:
         for (std::size_t i = 0; i < n_; ++i) {
             Alt& a = alts_[i];
             const u32 bit = own_min_len_mask(a.min_len);
-            if (!(idle & bit) || (mask & bit)) continue;
+            if (!(idle & armed & bit) || (mask & bit)) continue;
             idle &= ~bit;
             active++;
             a.active = true;
@@ -360,8 +374,11 @@ struct LazyTrackRecorder : TrackRecorder<kMasks> {
     [[gnu::always_inline]] void on_step_mask(u32 m, const HcMatchFinder::SharedMatch& found) {
         Base::on_step_mask(m, found);
         if constexpr (kBranch)
-            if (~m & alts.idle) [[unlikely]]
+            if (~m & alts.idle & alts.armed) [[unlikely]]
                 alts.branch(step_at, m, found);
+    }
+    void on_used_literals(u32 num_used, u32 depth) {
+        if constexpr (kBranch) alts.arm(num_used, depth);
     }
     void finish() {
         Base::finish();

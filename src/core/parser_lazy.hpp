@@ -72,6 +72,14 @@ inline constexpr bool kMarksStrides = requires(std::decay_t<Trace>& t, const Blo
     std::decay_t<Trace>::kStrideSteps;
 };
 
+/// Does a Trace take the literal count behind each min match length the parse chooses
+/// (on_used_literals(count, max_search_depth): at a block start and at each
+/// recalculation)?  The parallel search's history track does, to branch only where another
+/// block start could have chosen another min_len.
+template <class Trace>
+inline constexpr bool kWatchesUsedLiterals =
+    requires(std::decay_t<Trace>& t) { t.on_used_literals(u32{}, u32{}); };
+
 /// Where the sequential parse puts a step's items: the block's sequences, the split
 /// statistics and the trace.
 template <class Trace, class Builder = SequenceBuilder>
@@ -278,8 +286,10 @@ private:
                 st.next_recalc_min_len = in_next + std::min<std::size_t>(in_end - in_next, 10000);
                 split.reset();
                 b.begin(first_seq, &st.freqs);
-                st.min_len = calculate_min_match_len(
-                    in_next, choose_max_block_end(in_next, in_end, kSoftMaxBlockLength) - in_next, depth);
+                const u32 used = used_literals_in(
+                    in_next, choose_max_block_end(in_next, in_end, kSoftMaxBlockLength) - in_next);
+                st.min_len = choose_min_match_len(used, depth);
+                if constexpr (kWatchesUsedLiterals<Trace>) trace.on_used_literals(used, depth);
                 st.num_matches = 0;
             } else {
                 // Continue the block: keep its counts, append after its earlier matches.
@@ -310,7 +320,9 @@ private:
                 }
                 if constexpr (kLazy) {
                     if (in_next >= st.next_recalc_min_len) {
-                        min_len = recalculate_min_match_len(st.freqs.litlen, depth);
+                        const u32 used = used_literals_of(st.freqs.litlen);
+                        min_len = choose_min_match_len(used, depth);
+                        if constexpr (kWatchesUsedLiterals<Trace>) trace.on_used_literals(used, depth);
                         st.next_recalc_min_len +=
                             std::min<std::size_t>(in_end - st.next_recalc_min_len, in_next - block_begin);
                     }
