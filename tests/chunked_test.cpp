@@ -22,6 +22,7 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -47,9 +48,9 @@ const char* mode_name(core::TrackMode m) {
 // so that misses bring the fixed tracks in (with 1, automatic is mostly history only).
 bool same_as_reference(std::span<const std::uint8_t> input, int level, std::size_t chunk, core::TrackMode mode,
                        Format format, const std::string& label, core::ResolverStats* stats_out = nullptr,
-                       int workers = 64) {
+                       int workers = 64, std::optional<unsigned> arm_margin = {}) {
     core::ResolverStats stats;
-    const Bytes mine = core::compress_chunked(input, level, format, {chunk, mode, workers}, &stats);
+    const Bytes mine = core::compress_chunked(input, level, format, {chunk, mode, workers, arm_margin}, &stats);
     const Bytes theirs = fdt::Reference::get().compress(input, level, format);
     if (stats_out) *stats_out = stats;
     if (auto diff = fdt::describe_difference(mine, theirs, format, input.size())) {
@@ -96,10 +97,8 @@ TEST_P(ChunkedDifferential, GeneratedKinds) {
     }
     // The resolver (one thread against 64 searching) is the bottleneck, so chunks after a
     // miss are searched with branches (Track::alts), and the resolver takes some (the
-    // 4 KiB runs are too short for that: a few chunks).  Branches are armed only where the
-    // track's literal count is near a threshold of the min_len choice: at level 4 (greedy)
-    // these kinds come near one only with the longer runs of 1 MiB chunks.
-    if ((level() >= 5 && chunk() >= 64 * KiB) || (level() == 4 && chunk() >= 1024 * KiB)) {
+    // 4 KiB runs are too short for that: a few chunks).
+    if (level() >= 4 && chunk() >= 64 * KiB) {
         EXPECT_GT(total.branches, 0u) << "no branch was taken";
     }
 }
@@ -108,6 +107,12 @@ TEST_P(ChunkedDifferential, TrackModes) {
     const Bytes data = fdt::generate(fdt::Kind::mixed, chunk() * 5 + 999, 3);
     for (const auto mode : {core::TrackMode::history, core::TrackMode::all})
         if (!same_as_reference(data, level(), chunk(), mode, Format::gzip, "mixed")) return;
+    // Branches armed only near a threshold of the min_len choice (AltParses::arm(): what
+    // `auto` plans where the resolver only just bounds the run), and never (margin 0).
+    for (const unsigned margin : {0u, 8u})
+        if (!same_as_reference(data, level(), chunk(), core::TrackMode::all, Format::gzip, "mixed, armed", nullptr,
+                               64, margin))
+            return;
     // One worker: no search ahead, the resolver parses every step itself.
     same_as_reference(data, level(), chunk(), core::TrackMode::automatic, Format::gzip, "mixed", nullptr, 1);
 }
@@ -201,6 +206,56 @@ TEST(ChunkedEdges, StepsThatDeferManyLiterals) {
         for (const std::size_t chunk : {4 * KiB, 64 * KiB})
             for (const auto mode : {core::TrackMode::automatic, core::TrackMode::history, core::TrackMode::all})
                 if (!same_as_reference(data, level, chunk, mode, Format::gzip, "deferring")) return;
+}
+
+// Words over an alphabet whose size wanders around 80 symbols, where libdeflate's min_len
+// choice flips between 3 and 4 (80 literals in use or more: 3): the kind of text on which
+// branches are armed (packages.txt's count hovers there).
+Bytes near_threshold_text(std::size_t n, std::uint64_t seed) {
+    std::uint64_t x = seed;
+    const auto next = [&x] {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        return std::uint32_t(x >> 33);
+    };
+    Bytes out;
+    out.reserve(n + 64);
+    std::vector<std::string> words;
+    while (out.size() < n) {
+        // A section of 6-20 KiB: an alphabet of 72-88 symbols, and 200 words over it.
+        const unsigned symbols = 72 + next() % 17;
+        words.clear();
+        for (int w = 0; w < 200; ++w) {
+            std::string word(2 + next() % 7, ' ');
+            for (char& c : word) c = char(33 + next() % symbols);
+            words.push_back(std::move(word));
+        }
+        const std::size_t end = std::min(n, out.size() + 6 * KiB + next() % (14 * KiB));
+        while (out.size() < end) {
+            const std::string& w = words[next() % (next() % 2 ? 20 : words.size())];
+            out.insert(out.end(), w.begin(), w.end());
+            out.push_back(next() % 9 ? ' ' : '\n');
+        }
+    }
+    out.resize(n);
+    return out;
+}
+
+// Text whose literal count is near a threshold: with margin 8 the branches for the other
+// min_len are searched and taken (fewer repairs than with none), with margin 0 none are
+// (no count within 0 chooses another min_len), and without a margin most; the output is
+// the reference's every time.
+TEST(BranchArming, ExactAtEveryMargin) {
+    const Bytes data = near_threshold_text(3 * 1024 * KiB + 321, 11);
+    for (const int level : {5, 6, 8}) {
+        core::ResolverStats never, near, always;
+        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, core::TrackMode::all, Format::gzip, "near", &never, 64, 0u));
+        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, core::TrackMode::all, Format::gzip, "near", &near, 64, 8u));
+        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, core::TrackMode::all, Format::gzip, "near", &always));
+        EXPECT_EQ(never.branches, 0u) << "level " << level << ": a branch off a min_len no count near chose";
+        EXPECT_GT(near.branches, 0u) << "level " << level << ": no branch taken near the threshold";
+        EXPECT_LT(near.repair_bytes, never.repair_bytes) << "level " << level;
+        EXPECT_LE(always.repair_bytes, near.repair_bytes) << "level " << level;
+    }
 }
 
 // Branches are armed only near a threshold of the min_len choice (AltParses::arm()).

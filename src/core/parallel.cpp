@@ -138,25 +138,27 @@ public:
     static constexpr std::size_t kMaxAlts = 4;
     static constexpr std::ptrdiff_t kMaxBytes = 4096;
     static constexpr u32 kFar3 = LazyParser<kMode>::kFar3;
-    // Measured with `--tracks all -p2 -v` on the four corpus files (margin: repairs at
-    // levels 6 / 9, search against no margin): 4: 0.03-0.74% / 0.02-0.51%, search -10 to
-    // -22%; 8: 0.02-0.31% / 0.02-0.25%, -4 to -21%; 16: 0.01-0.24% at level 6, -2 to -19%.
-    static constexpr u32 kArmMargin = 8;
 
     u32 idle = 0;    ///< mask bits of the min_lens not branched off now
     u32 active = 0;  ///< how many are
     u32 armed = ~0u;  ///< mask bits of the min_lens that may branch off now (see arm())
 
     /// The track chose its min_len from @p num_used literals: from here on, branch only to
-    /// the min_lens a count within kArmMargin of it gives.  The true parse counts over
-    /// another stretch (its block began elsewhere), but on the same data: where the
-    /// track's count is far from a threshold of choose_min_match_len(), the true min_len
-    /// is nearly always the track's own, and a branch there would never be taken.
-    void arm(u32 num_used, u32 depth) { armed = min_lens_near(num_used, depth, kArmMargin); }
+    /// the min_lens a count within TrackPlan::arm_margin of it gives.  The true parse
+    /// counts over another stretch (its block began elsewhere), but on the same data:
+    /// where the track's count is far from a threshold of choose_min_match_len(), the
+    /// true min_len is nearly always the track's own, and a branch there would never be
+    /// taken.
+    void arm(u32 num_used, u32 depth) {
+        if (margin_ != TrackPlan::kAnyMargin) armed = min_lens_near(num_used, depth, margin_);
+    }
 
-    void setup(Track& t, const std::vector<u32>& min_lens, const LevelParams& params, const u8* in_begin,
+    void setup(Track& t, const TrackPlan& plan, const LevelParams& params, const u8* in_begin,
                const u8* data_end) {
+        const std::vector<u32>& min_lens = plan.alt_min_lens;
+        margin_ = plan.arm_margin;
         track_ = &t;
+        armed = ~0u;
         n_ = 0;
         for (u32 m : min_lens)
             if (n_ < kMaxAlts && m >= kMinMatchLen && m <= kMinMatchLen + 6) { alts_[n_] = Alt{}; alts_[n_++].min_len = m; }
@@ -311,6 +313,7 @@ private:
     Alt alts_[kMaxAlts];
     std::size_t n_ = 0;
     u32 depth_ = 0, nice_ = 0;
+    u32 margin_ = TrackPlan::kAnyMargin;
     const u8* in_begin_ = nullptr;
     const u8* last_ = nullptr;
 };
@@ -609,7 +612,7 @@ struct ChunkSearcher::Impl {
         if constexpr (kBranch) {
             t.alts = AltPool::instance().take();
             t.alt_items = ItemPool::instance().take();
-            rec.alts.setup(t, plan.alt_min_lens, params, job.in_begin, job.data_end);
+            rec.alts.setup(t, plan, params, job.in_begin, job.data_end);
         }
         parser.search(job.in_begin, job.begin, job.data_end, rec);
         rec.finish();
@@ -752,16 +755,31 @@ public:
     }
 
     // automatic: branches (TrackPlan::alt_min_lens) only after a min-length miss (until 8
-    // clean chunks; a branch taken is a miss it caught), and only while the serial resolver, repairs included, is the
-    // bottleneck: while it needs more time per chunk than the workers need to search one
-    // (search time / workers).  With few workers the search is the bottleneck, and a
-    // repair costs less than the branches every chunk would (they cost the search 30-45%;
-    // most are never taken, because the true min_len is the history track's there); with
-    // many, repairs would hold everybody up.  all: always branches.
+    // clean chunks; a branch taken is a miss it caught), and only while the serial
+    // resolver, repairs included, is the bottleneck: while it needs more time per chunk
+    // than the workers need to search one (search time / workers).  With few workers the
+    // search is the bottleneck, and a repair costs less than the branches every chunk
+    // would (they cost the search +18-35% at level 6; most are never taken, because the
+    // true min_len is the history track's there); with many, repairs would hold everybody
+    // up.  Where the resolver only just bounds the run (less than kAnyBranchBound), the
+    // branches are armed only near a threshold of the min_len choice (kArmMargin): the
+    // search saves more than the few repairs they leave cost.  all: always branches, at
+    // every step whose mask leaves a min_len out (fewest repairs).
     //
     // With one worker nothing runs beside the resolver, so a search ahead only doubles the
     // work where it misses: the resolver parses every step itself (alone_), and chunks are
     // not searched at all.
+    //
+    // The arming margin, measured with `--tracks all -p2 -v` on the four corpus files
+    // (margin: repairs at levels 6 / 9, search against no margin): 4: 0.03-0.74% /
+    // 0.02-0.51%, search -10 to -22%; 8: 0.02-0.31% / 0.02-0.25%, -4 to -21% (no margin:
+    // 0.002-0.15% / 0.005-0.13%).  At 16 workers (`-6 -p16 -v` on packages.txt, two runs
+    // each) the resolver bounds the run 2.2-fold with branches everywhere (80-81 ms against
+    // 586-592 ms of search over 16) and 2.5-fold with margin 8 (84-88 against 554-556):
+    // there the repairs matter, not the search.
+    static constexpr u32 kArmMargin = 8;
+    static constexpr double kAnyBranchBound = 1.5;
+
     [[nodiscard]] TrackPlan plan() const override {
         TrackPlan plan;
         if (alone_) {
@@ -770,15 +788,20 @@ public:
         }
         if constexpr (kFastest) return plan;
         const bool missing = clean_chunks_ < kCleanChunksForHistoryOnly;
-        const bool branches = mode_ == TrackMode::all ||
-                              (mode_ == TrackMode::automatic && missing && resolver_load_ * workers_ > 1.0);
+        const double bound = resolver_load_ * workers_;  // > 1: the resolver bounds the run
+        const bool branches = mode_ == TrackMode::all || (mode_ == TrackMode::automatic && missing && bound > 1.0);
         // With more than two workers the serial repairs bound the run, and the masks (0.6-3%
         // of the search) stay on: switched by the repairs they leave, they came and went
         // with a lag of threads + 4 chunks (the plans made before a chunk resolves), and
         // every true block start in an unmasked chunk cost a ~10 KB repair (libLLVM.so at
         // -p16: 2.2% of the input repaired, packages.txt 3.3%).
         plan.step_masks = branches || masked_chunks_left_ > 0 || workers_ > 2;
-        if (branches) plan.alt_min_lens = recent_min_lens_;
+        if (branches) {
+            plan.alt_min_lens = recent_min_lens_;
+            // Where the resolver only just bounds the run, branches near a min_len threshold
+            // only (kArmMargin): the search saves more than the few repairs they leave cost.
+            if (mode_ == TrackMode::automatic && bound < kAnyBranchBound) plan.arm_margin = kArmMargin;
+        }
         return plan;
     }
 
@@ -1575,7 +1598,9 @@ std::vector<u8> compress_chunked(std::span<const u8> in, int level, Format forma
     do {
         // What a reader would know when it hands the chunk out.
         const ChunkJob job = *chunker.next_from(end, true);
-        resolver.resolve(searcher.search(job, resolver.plan()), [&](std::unique_ptr<ResolvedBlock> block) {
+        TrackPlan plan = resolver.plan();
+        if (options.arm_margin) plan.arm_margin = *options.arm_margin;
+        resolver.resolve(searcher.search(job, plan), [&](std::unique_ptr<ResolvedBlock> block) {
             encoder.encode(*block, coded);
             assembler.append(coded);
         });

@@ -64,6 +64,12 @@ struct TrackPlan {
     /// With step_masks, for the history track: the min match lengths whose parse is
     /// followed where it branches off the track (Track::alts), until it meets it again.
     std::vector<u32> alt_min_lens;
+    /// With alt_min_lens: a min_len branches off only where a literal count within this
+    /// margin of the history track's own count chooses it (AltParses::arm()): fewer
+    /// branches, fewer searches, a few more repairs.  kAnyMargin: at every step whose mask
+    /// leaves it out (fewest repairs).
+    static constexpr u32 kAnyMargin = ~0u;
+    u32 arm_margin = kAnyMargin;
 };
 
 /// One chunk of the input as the reader hands it out.
@@ -357,6 +363,7 @@ struct ChunkedOptions {
     std::size_t chunk_size = 1u << 20;
     TrackMode tracks = TrackMode::automatic;
     int workers = 1;  ///< the worker count the automatic track choice assumes
+    std::optional<u32> arm_margin = std::nullopt;  ///< overrides the plans' TrackPlan::arm_margin (tests)
 };
 
 /// Runs Search, Resolve, Code and Assemble one after another over @p in, chunk by chunk:
