@@ -1044,10 +1044,19 @@ private:
     // As in apply_steps(), the block's state and the hashes live in locals for the loop:
     // parse_step() one call at a time spent ~8% of its samples on the call itself (perf
     // annotate: prologue, the repairing_ check, pos_ to and from memory).
-    bool parse_run(const u8* limit) {
+    [[gnu::noinline]] bool parse_run(const u8* limit) {
         const u8* const stop = run_stop(limit);
         if (!run_goes_on(blk_, pos_, stop)) return false;
         parse_step();  // the first step primes the match finder if need be
+        if constexpr (kFastest) {
+            // Level 1's block logic counts only matches: the parser's own loop does the rest.
+            if (run_goes_on(blk_, pos_, stop)) {
+                pos_ = repairer_.parse_steps(pos_, stop, blk_.in_end, b_.first() + blk_.seq_limit, b_, repair_hash_);
+                blk_.num_matches = u32(b_.num_matches());
+            }
+            repaired_to_ = pos_;
+            return true;
+        }
         BlockLogic<Parser> blk = blk_;
         SequenceBuilder b = b_;
         SeqSink seqs{b};
