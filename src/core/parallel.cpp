@@ -1040,38 +1040,26 @@ private:
         return pos_ != from;
     }
 
-    // One worker: the resolver's own steps.
-    // As in apply_steps(), the block's state and the hashes live in locals for the loop:
-    // parse_step() one call at a time spent ~8% of its samples on the call itself (perf
-    // annotate: prologue, the repairing_ check, pos_ to and from memory).
-    [[gnu::noinline]] bool parse_run(const u8* limit) {
+    // One worker: the resolver's own steps, as many as the run may take (run_goes_on()),
+    // by the parser's own step loop (parse_steps(): the same as its sequential run(),
+    // with the hashes, the sequence builder and the split statistics in locals).  The
+    // resolver's loop of step() calls before kept the hash, the finder's cutoff and base
+    // on the stack (perf annotate) and cost `-p1` 4-5% at level 1.
+    bool parse_run(const u8* limit) {
         const u8* const stop = run_stop(limit);
         if (!run_goes_on(blk_, pos_, stop)) return false;
         parse_step();  // the first step primes the match finder if need be
-        if constexpr (kFastest) {
-            // Level 1's block logic counts only matches: the parser's own loop does the rest.
-            if (run_goes_on(blk_, pos_, stop)) {
-                pos_ = repairer_.parse_steps(pos_, stop, blk_.in_end, b_.first() + blk_.seq_limit, b_, repair_hash_);
-                blk_.num_matches = u32(b_.num_matches());
-            }
-            repaired_to_ = pos_;
-            return true;
+        if (run_goes_on(blk_, pos_, stop)) {
+            const Sequence* const seq_limit = b_.first() + blk_.seq_limit;
+            if constexpr (kFastest)
+                pos_ = repairer_.parse_steps(pos_, stop, blk_.in_end, seq_limit, b_, repair_hash_);
+            else
+                pos_ = repairer_.parse_steps(pos_, stop, blk_.block_begin, blk_.in_end, blk_.min_len, seq_limit, b_,
+                                             blk_.split, repair_hashes_);
+            // (The block logic's literal and match observations are the parser's own.)
+            blk_.num_matches = u32(b_.num_matches());
         }
-        BlockLogic<Parser> blk = blk_;
-        SequenceBuilder b = b_;
-        SeqSink seqs{b};
-        Apply<SeqSink> out{blk, seqs};
-        u32 hashes[2] = {repair_hashes_[0], repair_hashes_[1]};
-        u32 hash = repair_hash_;
-        const u8* p = pos_;
-        while (run_goes_on(blk, p, stop)) p = parse_one(p, blk, hashes, hash, out);
-        blk_ = blk;
-        b_ = b;
-        repair_hashes_[0] = hashes[0];
-        repair_hashes_[1] = hashes[1];
-        repair_hash_ = hash;
-        pos_ = p;
-        repaired_to_ = p;
+        repaired_to_ = pos_;
         return true;
     }
 
