@@ -126,12 +126,12 @@ struct TrackRecorder : NoTrace {
 // until it begins a step where the track begins one (from there on the two are the same
 // parse again, as far as the masks hold) or gives up: after kMaxBytes, near the end of
 // the data, or where the finder no longer knows its past.  Its completed steps go to the
-// track as an Alt.  A state machine replaying LazyParser::step().  Only min_lens that
-// another block start could have chosen branch off (arm()): on text near a threshold of
-// the choice a branch begins every ~15 bytes and lasts ~3, and the resolver takes about
-// one in twenty (where the true min_len is the branch's).  The search costs +9-28% at
-// level 6 (+4-9% at level 9) against none, so branches are searched only where the
-// resolver is the bottleneck (Resolver::plan()).
+// track as an Alt.  A state machine replaying LazyParser::step().  On text a branch
+// begins every ~15 bytes and lasts ~3, and the resolver takes about one in twenty (where
+// the true min_len is the branch's): the search costs +18-35% at level 6, so branches are
+// searched only where the resolver is the bottleneck (Resolver::plan()).  Armed
+// (TrackPlan::arm_margin, arm()), only min_lens that another block start could have
+// chosen branch off: +9-28% at level 6, +4-9% at level 9.
 template <LazyMode kMode>
 class AltParses {
 public:
