@@ -1280,20 +1280,14 @@ private:
         add_run(nullptr, first, repair_items_->size() - first, at, nullptr);
     }
 
+    // One step at pos_ with the resolver's own match finder.
     template <class Out>
     [[gnu::always_inline]] void repair_parse(Out& out) {
-        pos_ = parse_one(pos_, blk_, repair_hashes_, repair_hash_, out);
-    }
-
-    // One step at @p p with the resolver's own match finder.
-    template <class Out>
-    [[gnu::always_inline]] const u8* parse_one(const u8* p, const BlockLogic<Parser>& blk, u32* hashes, u32& hash,
-                                               Out& out) {
         if constexpr (kFastest) {
             u32 max_len = kMaxMatchLen, nice_len = std::min(repairer_.nice_len(), kMaxMatchLen);
-            return repairer_.step(p, blk.in_end, max_len, nice_len, hash, out);
+            pos_ = repairer_.step(pos_, blk_.in_end, max_len, nice_len, repair_hash_, out);
         } else {
-            return repairer_.step(p, blk.in_end, blk.min_len, hashes, out);
+            pos_ = repairer_.step(pos_, blk_.in_end, blk_.min_len, repair_hashes_, out);
         }
     }
 

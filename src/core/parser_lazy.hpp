@@ -131,8 +131,6 @@ public:
         run(in.begin(), InputView{nullptr, &in}, sink, trace);
     }
 
-    /// Resumes at @p pos with @p st (captured at a step position of an earlier parse of
-    /// the same input), priming the match finder from the 32 KiB before pos.
     /// run()'s step loop for a caller that keeps the block itself (the parallel resolver
     /// parsing alone): steps with @p min_len from @p in_next into @p b and @p split (the
     /// block began at @p block_begin), the first one always, then while before @p stop,
@@ -156,6 +154,8 @@ public:
         return in_next;
     }
 
+    /// Resumes at @p pos with @p st (captured at a step position of an earlier parse of
+    /// the same input), priming the match finder from the 32 KiB before pos.
     template <class Sink, class Trace = NoTrace>
     void resume(const u8* in_begin, const u8* pos, const u8* in_end, const LazyParseState& st, Sink&& sink,
                 Trace&& trace = Trace{}) {
