@@ -1,17 +1,21 @@
 // chunk_graph.cpp - see chunk_graph.hpp.  The nodes are wired in ChunkGraph's constructor.
 #include "graph/chunk_graph.hpp"
 
-#include "core/clock.hpp"
-
 #include <tbb/info.h>
+
+#include "core/clock.hpp"
+#include "core/levels.hpp"
+#include "parallel/assembler.hpp"
+#include "parallel/encoder.hpp"
+#include "parallel/searcher.hpp"
 
 namespace flowdeflate::graph {
 
 namespace {
 
-using TracksMsg = std::shared_ptr<const core::ChunkTracks>;
-using BlockMsg = std::shared_ptr<const core::ResolvedBlock>;
-using CodedMsg = std::shared_ptr<const core::CodedBlock>;
+using TracksMsg = std::shared_ptr<const parallel::ChunkTracks>;
+using BlockMsg = std::shared_ptr<const parallel::ResolvedBlock>;
+using CodedMsg = std::shared_ptr<const parallel::CodedBlock>;
 
 using core::now_ns;
 using core::thread_cpu_ns;
@@ -40,7 +44,7 @@ void check_cancelled(const PipelineOptions& options) {
 
 std::size_t ParallelShape::slack() const {
     return (std::size_t(ahead) + 3) * chunk_size + core::kSoftMaxBlockLength + core::kMinBlockLength +
-           core::chunk_lookahead(chunk_size);
+           parallel::chunk_lookahead(chunk_size);
 }
 
 ParallelShape parallel_shape(const PipelineOptions& options, int arena_threads) {
@@ -64,13 +68,13 @@ struct ChunkGraph::Nodes {
     ParallelShape shape;
     Failure& failure;
     Hooks hooks;
-    core::StreamAssembler assembler;
-    std::unique_ptr<core::BlockEncoder> assemble_encoder;  // one worker: coding at assembly
-    core::Resolver resolver;
-    tbb::enumerable_thread_specific<std::unique_ptr<core::ChunkSearcher>> searchers;
-    tbb::enumerable_thread_specific<std::unique_ptr<core::BlockEncoder>> encoders;
+    parallel::StreamAssembler assembler;
+    std::unique_ptr<parallel::BlockEncoder> assemble_encoder;  // one worker: coding at assembly
+    parallel::Resolver resolver;
+    tbb::enumerable_thread_specific<std::unique_ptr<parallel::ChunkSearcher>> searchers;
+    tbb::enumerable_thread_specific<std::unique_ptr<parallel::BlockEncoder>> encoders;
     std::mutex plan_mutex;
-    core::TrackPlan plan;
+    parallel::TrackPlan plan;
     const std::uint8_t* in_begin = nullptr;  // from the first job
     std::atomic<bool> finished{false};
 
@@ -81,9 +85,9 @@ struct ChunkGraph::Nodes {
     std::uint64_t assemble_ns = 0, resolver_wait_ns = 0, last_resolved_ns = 0;
     std::vector<std::uint32_t> chunk_search_us, chunk_resolve_us;
 
-    tbb::flow::queue_node<core::ChunkJob> chunk_queue;
-    tbb::flow::limiter_node<core::ChunkJob> search_window;
-    tbb::flow::function_node<core::ChunkJob, TracksMsg> search;
+    tbb::flow::queue_node<parallel::ChunkJob> chunk_queue;
+    tbb::flow::limiter_node<parallel::ChunkJob> search_window;
+    tbb::flow::function_node<parallel::ChunkJob, TracksMsg> search;
     tbb::flow::sequencer_node<TracksMsg> chunk_order;
     ResolveNode resolve;
     tbb::flow::queue_node<BlockMsg> block_queue;
@@ -99,11 +103,11 @@ struct ChunkGraph::Nodes {
           failure(f),
           hooks(std::move(h)),
           assembler(out, o.format, o.level),
-          resolver(o.level, o.tracks, s.search_concurrency),
+          resolver(o.level, o.tracks, s.search_concurrency, s.one_worker()),
           plan(resolver.plan()),
           chunk_queue(g),
           search_window(g, std::size_t(s.ahead)),
-          search(g, std::size_t(s.search_concurrency), [this](const core::ChunkJob& job) { return search_body(job); }),
+          search(g, std::size_t(s.search_concurrency), [this](const parallel::ChunkJob& job) { return search_body(job); }),
           chunk_order(g, [](const TracksMsg& t) { return t->job.index; }),
           resolve(g, tbb::flow::serial,
                   [this](const TracksMsg& t, ResolveNode::output_ports_type& ports) { resolve_body(t, ports); }),
@@ -130,13 +134,13 @@ struct ChunkGraph::Nodes {
 
     // Search: the tracks of one chunk, on any worker.  After a failure, messages still
     // flow (empty), so that the limiters and sequencers drain.
-    TracksMsg search_body(const core::ChunkJob& job) {
+    TracksMsg search_body(const parallel::ChunkJob& job) {
         if (!failure.failed()) {
             try {
                 check_cancelled(options);
                 auto& searcher = searchers.local();
-                if (!searcher) searcher = std::make_unique<core::ChunkSearcher>(options.level);
-                core::TrackPlan p;
+                if (!searcher) searcher = std::make_unique<parallel::ChunkSearcher>(options.level);
+                parallel::TrackPlan p;
                 {
                     std::lock_guard lock(plan_mutex);
                     p = plan;
@@ -150,7 +154,7 @@ struct ChunkGraph::Nodes {
                 failure.fail(std::current_exception());
             }
         }
-        return std::make_shared<core::ChunkTracks>(core::ChunkTracks{job, {}, 0});
+        return std::make_shared<parallel::ChunkTracks>(parallel::ChunkTracks{job, {}, 0});
     }
 
     // Resolve: serial, in chunk order; frees a place in the search window per chunk.
@@ -162,7 +166,7 @@ struct ChunkGraph::Nodes {
         if (!failure.failed()) {
             try {
                 if (!in_begin) in_begin = tracks->job.in_begin;
-                resolver.resolve(tracks, [&](std::unique_ptr<core::ResolvedBlock> block) {
+                resolver.resolve(tracks, [&](std::unique_ptr<parallel::ResolvedBlock> block) {
                     if (++blocks_out == std::size_t(shape.ring)) ring_full_since = now_ns();
                     std::get<0>(ports).try_put(BlockMsg(std::move(block)));
                 });
@@ -181,10 +185,10 @@ struct ChunkGraph::Nodes {
 
     // Code: Huffman codes and bits of a block, on any worker.
     CodedMsg code_body(const BlockMsg& block) {
-        auto coded = std::make_shared<core::CodedBlock>();
+        auto coded = std::make_shared<parallel::CodedBlock>();
         coded->index = block->index;
         if (failure.failed()) return coded;
-        if (shape.threads == 1) {
+        if (shape.one_worker()) {
             // One worker: Assemble codes it at the real bit offset (no bits to shift, no
             // buffer per block); the two run one after the other anyway.
             coded->data = block->data;
@@ -194,7 +198,7 @@ struct ChunkGraph::Nodes {
         }
         const std::uint64_t t0 = thread_cpu_ns();
         auto& encoder = encoders.local();
-        if (!encoder) encoder = std::make_unique<core::BlockEncoder>();
+        if (!encoder) encoder = std::make_unique<parallel::BlockEncoder>();
         encoder->encode(*block, *coded);
         code_ns += thread_cpu_ns() - t0;
         if (options.probe) ++options.probe->blocks_coded;
@@ -207,7 +211,7 @@ struct ChunkGraph::Nodes {
             const std::uint64_t t0 = thread_cpu_ns();
             try {
                 if (coded->uncoded) {
-                    if (!assemble_encoder) assemble_encoder = std::make_unique<core::BlockEncoder>();
+                    if (!assemble_encoder) assemble_encoder = std::make_unique<parallel::BlockEncoder>();
                     assembler.append(*coded->uncoded, *assemble_encoder);
                 } else {
                     assembler.append(*coded);
@@ -235,7 +239,7 @@ ChunkGraph::ChunkGraph(tbb::flow::graph& g, const PipelineOptions& options, cons
 
 ChunkGraph::~ChunkGraph() = default;
 
-tbb::flow::receiver<core::ChunkJob>& ChunkGraph::input() { return nodes_->chunk_queue; }
+tbb::flow::receiver<parallel::ChunkJob>& ChunkGraph::input() { return nodes_->chunk_queue; }
 
 std::uint64_t ChunkGraph::in_bytes() const { return nodes_->assembler.in_bytes(); }
 

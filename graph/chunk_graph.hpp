@@ -11,7 +11,7 @@
 //                                                         segments ◄── Assemble ─────────────┴── a block is assembled
 //                                                                     (serial)
 //
-// The caller puts core::ChunkJobs (made by core::Chunker) into input(), in any order, and
+// The caller puts parallel::ChunkJobs (made by parallel::Chunker) into input(), in any order, and
 // waits for the graph.  Assemble writes segments to the caller's SegmentedOutput and says,
 // through the hooks, how far the input is done with, so the caller can free it.
 #pragma once
@@ -25,8 +25,11 @@
 #include <memory>
 #include <mutex>
 
-#include "core/parallel.hpp"
+#include "core/input_stream.hpp"
+#include "core/segmented_output.hpp"
 #include "graph/pipeline.hpp"
+#include "parallel/chunker.hpp"
+#include "parallel/resolver.hpp"
 
 namespace flowdeflate::graph {
 
@@ -102,6 +105,10 @@ struct ParallelShape {
     int ring = 0;
     int search_concurrency = 1;
     int code_concurrency = 1;
+    /// One thread: nothing runs beside the serial nodes.  The one place this is decided:
+    /// the resolver then parses alone (automatic tracks) and Code leaves the coding to
+    /// Assemble, at the real bit offset.
+    [[nodiscard]] bool one_worker() const { return threads == 1; }
     /// Input the graph may still need behind what is assembled and ahead of it: the
     /// search window, one block (assembled only once the resolver has seen its end) and
     /// the resolver's look-ahead.
@@ -126,7 +133,7 @@ public:
     ChunkGraph& operator=(const ChunkGraph&) = delete;
 
     /// Where chunk jobs go in.
-    tbb::flow::receiver<core::ChunkJob>& input();
+    tbb::flow::receiver<parallel::ChunkJob>& input();
     /// Input bytes assembled so far (once the last block is assembled: the input size).
     [[nodiscard]] std::uint64_t in_bytes() const;
     /// The final block was assembled and the stream finished.

@@ -20,7 +20,7 @@
 #include <mutex>
 
 #include "core/clock.hpp"
-#include "core/parallel.hpp"
+#include "parallel/chunker.hpp"
 #include "graph/arena.hpp"
 #include "graph/chunk_graph.hpp"
 #include "graph/pipeline.hpp"
@@ -130,13 +130,13 @@ PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int o
 
         // Read: the reader fills the window; the chunker hands out chunks as their bytes
         // arrive, within the search window.
-        using ReadNode = async_node<continue_msg, core::ChunkJob>;
+        using ReadNode = async_node<continue_msg, parallel::ChunkJob>;
         ReadNode read(g, serial, [&](const continue_msg&, ReadNode::gateway_type& gateway) {
             gateway.reserve_wait();
             try {
                 chunker_thread.start("chunker", [&] { gate.cancel(); }, [&, &gateway = gateway] {
                 try {
-                    core::Chunker chunker(window.begin(), shape.chunk_size);
+                    parallel::Chunker chunker(window.begin(), shape.chunk_size);
                     while (!chunker.done() && gate.wait_for(chunker.index())) {
                         check_cancelled(options);
                         const std::uint8_t* data_end = window.ensure(chunker.need());

@@ -15,10 +15,10 @@
 #include <cstdint>
 #include <string>
 
-#include "core/parallel.hpp"
 #include "flowdeflate/options.hpp"
 #include "graph/input_window.hpp"
 #include "graph/output_writer.hpp"
+#include "parallel/resolver.hpp"
 
 namespace flowdeflate::graph {
 
@@ -52,7 +52,7 @@ struct PipelineStats {
     std::size_t chunk_size = 0;
     int ahead = 0;
     int ring = 0;
-    core::ResolverStats resolver{};
+    parallel::ResolverStats resolver{};
     // Node costs are CPU time of the threads that ran the bodies (core/clock.hpp); waits,
     // stalls and wall_ns are wall time.
     std::uint64_t search_ns = 0;       ///< all Search bodies together

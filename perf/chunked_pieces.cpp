@@ -1,5 +1,5 @@
 // chunked_pieces.cpp - the parallel pieces run one after another on one thread
-// (core::compress_chunked), against the sequential core on the same file in memory.
+// (parallel::compress_chunked), against the sequential core on the same file in memory.
 //
 //   sequential/L/file          : flowdeflate::Compressor::compress()
 //   chunked/L/file/chunk/tracks: Search + Resolve + Code + Assemble, chunk by chunk
@@ -24,12 +24,14 @@
 #include <vector>
 
 #include "bench_corpus.hpp"
-#include "core/parallel.hpp"
+#include "parallel/compress_chunked.hpp"
+#include "parallel/searcher.hpp"
 #include "flowdeflate/flowdeflate.hpp"
 
 namespace {
 
 namespace core = flowdeflate::core;
+namespace parallel = flowdeflate::parallel;
 
 using flowdeflate::bench::slurp;
 
@@ -62,16 +64,16 @@ void register_all() {
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
             for (const long chunk : numbers_from_env("FLOWDEFLATE_BENCH_CHUNKS", "1048576")) {
-                for (const auto mode : {core::TrackMode::automatic, core::TrackMode::history}) {
+                for (const auto mode : {parallel::TrackMode::automatic, parallel::TrackMode::history}) {
                     const std::string label = "chunked/L" + std::to_string(level) + "/" + name + "/" +
                                               std::to_string(chunk) + "/" +
-                                              (mode == core::TrackMode::automatic ? "auto" : "history");
+                                              (mode == parallel::TrackMode::automatic ? "auto" : "history");
                     benchmark::RegisterBenchmark(label.c_str(), [data, level, chunk, mode](benchmark::State& st) {
-                        core::ResolverStats stats{};
+                        parallel::ResolverStats stats{};
                         double total_ns = 0;
                         for (auto _ : st) {
                             const auto t0 = std::chrono::steady_clock::now();
-                            benchmark::DoNotOptimize(core::compress_chunked(
+                            benchmark::DoNotOptimize(parallel::compress_chunked(
                                 *data, int(level), flowdeflate::Format::gzip, {std::size_t(chunk), mode, 2}, &stats));
                             total_ns += double(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                                    std::chrono::steady_clock::now() - t0)

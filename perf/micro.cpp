@@ -10,7 +10,7 @@
 //   search_chunk_L1 / search_chunk_L6 / search_chunk_L6_masks / search_chunk_L6_branches :
 //       the parallel search of one 8 MiB chunk (history track; at level 6 without and
 //       with step masks, TrackPlan::step_masks, and with branches for min_len 4 and 5,
-//       TrackPlan::alt_min_lens), to set against parse_fastest_L1 / parse_lazy_L6
+//       TrackPlan::branch_min_lens), to set against parse_fastest_L1 / parse_lazy_L6
 //   huffman_litlen       : length-limited canonical code for a 288-symbol alphabet
 //                          (bytes/s: the block bytes whose counts it codes, ~100 KB)
 //   append_bits_shifted  : assembly: appending a coded block at an odd bit offset
@@ -30,7 +30,11 @@
 #include "core/hc_match_finder.hpp"
 #include "core/ht_match_finder.hpp"
 #include "core/huffman.hpp"
-#include "core/parallel.hpp"
+#include "core/bit_writer.hpp"
+#include "parallel/assembler.hpp"
+#include "parallel/compress_chunked.hpp"
+#include "parallel/encoder.hpp"
+#include "parallel/searcher.hpp"
 #include "core/parser_fastest.hpp"
 #include "core/parser_lazy.hpp"
 #include "flowdeflate/flowdeflate.hpp"
@@ -136,17 +140,17 @@ BENCHMARK(parse_lazy2_L9)->Unit(benchmark::kMillisecond);
 // The parallel search of one 8 MiB chunk, history track only, with and without step
 // masks (TrackPlan::step_masks: what each step records so that the resolver can take it
 // under another min match length), and with branches for min_len 4 and 5 (what
-// --tracks all searches: TrackPlan::alt_min_lens).
-void search_chunk(benchmark::State& state, int level, bool masks, std::vector<unsigned> alts = {}) {
+// --tracks all searches: TrackPlan::branch_min_lens).
+void search_chunk(benchmark::State& state, int level, bool masks, std::vector<unsigned> branch_min_lens = {}) {
     const auto& in = input();
-    core::ChunkSearcher searcher(level);
-    core::ChunkJob job;
+    parallel::ChunkSearcher searcher(level);
+    parallel::ChunkJob job;
     job.in_begin = job.begin = in.data();
     job.end = job.stop = job.data_end = in.data() + in.size();
     job.eof = true;
-    core::TrackPlan plan;
+    parallel::TrackPlan plan;
     plan.step_masks = masks;
-    plan.alt_min_lens = alts;
+    plan.branch_min_lens = branch_min_lens;
     for (auto _ : state) benchmark::DoNotOptimize(searcher.search(job, plan));
     state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(in.size()));
 }
@@ -183,7 +187,7 @@ void append_bits_shifted(benchmark::State& state) {
     for (auto _ : state) {
         core::BitWriter w(out.data(), out.data() + out.size());
         w.bitcount = 3;  // an odd bit offset: every byte is shifted
-        core::append_bits(w, bits.data(), (std::size_t(1) << 23) - 5);
+        parallel::append_bits(w, bits.data(), (std::size_t(1) << 23) - 5);
         benchmark::DoNotOptimize(w.next);
     }
     state.SetBytesProcessed(std::int64_t(state.iterations()) << 20);
@@ -200,20 +204,20 @@ BENCHMARK(crc32);
 void encode_block(benchmark::State& state) {
     // One real resolved block (the first of the input at level 6) through Code.
     const auto& in = input();
-    core::ChunkSearcher searcher(6);
-    core::Resolver resolver(6, Tracks::history);
-    core::Chunker chunker(in.data(), 1u << 20);
-    const core::ChunkJob job = *chunker.next_from(in.data() + in.size(), true);
-    std::unique_ptr<core::ResolvedBlock> first;
-    resolver.resolve(searcher.search(job, resolver.plan()), [&](std::unique_ptr<core::ResolvedBlock> b) {
+    parallel::ChunkSearcher searcher(6);
+    parallel::Resolver resolver(6, Tracks::history, /*workers=*/1, /*one_worker=*/false);
+    parallel::Chunker chunker(in.data(), 1u << 20);
+    const parallel::ChunkJob job = *chunker.next_from(in.data() + in.size(), true);
+    std::unique_ptr<parallel::ResolvedBlock> first;
+    resolver.resolve(searcher.search(job, resolver.plan()), [&](std::unique_ptr<parallel::ResolvedBlock> b) {
         if (!first) first = std::move(b);
     });
     if (!first) {
         state.SkipWithError("no block");
         return;
     }
-    core::BlockEncoder encoder;
-    core::CodedBlock coded;
+    parallel::BlockEncoder encoder;
+    parallel::CodedBlock coded;
     for (auto _ : state) {
         encoder.encode(*first, coded);
         benchmark::DoNotOptimize(coded.nbits);

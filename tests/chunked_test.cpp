@@ -1,5 +1,5 @@
 // tests/chunked_test.cpp - the parallel pieces (Search, Resolve, Code, Assemble) run one
-// after another by core::compress_chunked(), against the reference libdeflate, byte for
+// after another by parallel::compress_chunked(), against the reference libdeflate, byte for
 // byte.  No threads here: this isolates the speculative search and the resolver from
 // scheduling (pipeline_test and parallel_graph_test run the same pieces in the graph).
 //
@@ -14,7 +14,8 @@
 #include <flowdeflate/flowdeflate.hpp>
 
 #include "core/block_split.hpp"
-#include "core/parallel.hpp"
+#include "parallel/compress_chunked.hpp"
+#include "parallel/searcher.hpp"
 #include "support/compare.hpp"
 #include "support/reference.hpp"
 #include "support/test_data.hpp"
@@ -30,15 +31,16 @@ namespace {
 
 namespace fdt = flowdeflate::testing;
 namespace core = flowdeflate::core;
+namespace parallel = flowdeflate::parallel;
 using flowdeflate::Format;
 using fdt::Bytes;
 
 constexpr std::size_t KiB = 1024;
 
-const char* mode_name(core::TrackMode m) {
+const char* mode_name(parallel::TrackMode m) {
     switch (m) {
-        case core::TrackMode::automatic: return "auto";
-        case core::TrackMode::history: return "history";
+        case parallel::TrackMode::automatic: return "auto";
+        case parallel::TrackMode::history: return "history";
         default: return "all";
     }
 }
@@ -46,11 +48,11 @@ const char* mode_name(core::TrackMode m) {
 // Compresses with the chunked pieces and with the reference; true when identical.
 // workers: what the automatic track choice assumes; 64 makes the resolver the bottleneck,
 // so that misses bring the fixed tracks in (with 1, automatic is mostly history only).
-bool same_as_reference(std::span<const std::uint8_t> input, int level, std::size_t chunk, core::TrackMode mode,
-                       Format format, const std::string& label, core::ResolverStats* stats_out = nullptr,
+bool same_as_reference(std::span<const std::uint8_t> input, int level, std::size_t chunk, parallel::TrackMode mode,
+                       Format format, const std::string& label, parallel::ResolverStats* stats_out = nullptr,
                        int workers = 64, std::optional<unsigned> arm_margin = {}) {
-    core::ResolverStats stats;
-    const Bytes mine = core::compress_chunked(input, level, format, {chunk, mode, workers, arm_margin}, &stats);
+    parallel::ResolverStats stats;
+    const Bytes mine = parallel::compress_chunked(input, level, format, {chunk, mode, workers, arm_margin}, &stats);
     const Bytes theirs = fdt::Reference::get().compress(input, level, format);
     if (stats_out) *stats_out = stats;
     if (auto diff = fdt::describe_difference(mine, theirs, format, input.size())) {
@@ -72,11 +74,11 @@ protected:
 TEST_P(ChunkedDifferential, GeneratedKinds) {
     // Enough chunks to cross many chunk ends; not a multiple of the chunk size.
     const std::size_t n = std::min<std::size_t>(chunk() * 6 + 12345, 3 * 1024 * KiB + 777);
-    core::ResolverStats total{};
+    parallel::ResolverStats total{};
     for (const fdt::Kind kind : fdt::kAllKinds) {
         const Bytes data = fdt::generate(kind, n, 7 + unsigned(kind));
-        core::ResolverStats s;
-        if (!same_as_reference(data, level(), chunk(), core::TrackMode::automatic, Format::gzip,
+        parallel::ResolverStats s;
+        if (!same_as_reference(data, level(), chunk(), parallel::TrackMode::automatic, Format::gzip,
                                std::string(fdt::kind_name(kind)), &s))
             return;
         total.repairs += s.repairs;
@@ -96,7 +98,7 @@ TEST_P(ChunkedDifferential, GeneratedKinds) {
         EXPECT_GT(total.masked_chunks, 0u) << "no chunk was searched with step masks";
     }
     // The resolver (one thread against 64 searching) is the bottleneck, so chunks after a
-    // miss are searched with branches (Track::alts), and the resolver takes some (the
+    // miss are searched with branches (Track::branches), and the resolver takes some (the
     // 4 KiB runs are too short for that: a few chunks).
     if (level() >= 4 && chunk() >= 64 * KiB) {
         EXPECT_GT(total.branches, 0u) << "no branch was taken";
@@ -105,16 +107,16 @@ TEST_P(ChunkedDifferential, GeneratedKinds) {
 
 TEST_P(ChunkedDifferential, TrackModes) {
     const Bytes data = fdt::generate(fdt::Kind::mixed, chunk() * 5 + 999, 3);
-    for (const auto mode : {core::TrackMode::history, core::TrackMode::all})
+    for (const auto mode : {parallel::TrackMode::history, parallel::TrackMode::all})
         if (!same_as_reference(data, level(), chunk(), mode, Format::gzip, "mixed")) return;
-    // Branches armed only near a threshold of the min_len choice (AltParses::arm(): what
+    // Branches armed only near a threshold of the min_len choice (BranchParses::arm(): what
     // `auto` plans where the resolver only just bounds the run), and never (margin 0).
     for (const unsigned margin : {0u, 8u})
-        if (!same_as_reference(data, level(), chunk(), core::TrackMode::all, Format::gzip, "mixed, armed", nullptr,
+        if (!same_as_reference(data, level(), chunk(), parallel::TrackMode::all, Format::gzip, "mixed, armed", nullptr,
                                64, margin))
             return;
     // One worker: no search ahead, the resolver parses every step itself.
-    same_as_reference(data, level(), chunk(), core::TrackMode::automatic, Format::gzip, "mixed", nullptr, 1);
+    same_as_reference(data, level(), chunk(), parallel::TrackMode::automatic, Format::gzip, "mixed", nullptr, 1);
 }
 
 std::string param_name(const ::testing::TestParamInfo<Param>& info) {
@@ -133,7 +135,7 @@ TEST_P(ChunkedRealFiles, FilesFromTheSystem) {
     for (const auto& path : files) {
         const Bytes data = fdt::read_file(path, 3 * 1024 * KiB);
         for (const std::size_t chunk : {4 * KiB, 64 * KiB})
-            if (!same_as_reference(data, GetParam(), chunk, core::TrackMode::automatic, Format::gzip, path.string()))
+            if (!same_as_reference(data, GetParam(), chunk, parallel::TrackMode::automatic, Format::gzip, path.string()))
                 return;
     }
 }
@@ -148,7 +150,7 @@ TEST(ChunkedEdges, SizesAroundChunks) {
         const Bytes data = fdt::generate(fdt::Kind::text, n, 11);
         for (const int level : {1, 6, 9})
             for (const Format f : {Format::gzip, Format::zlib, Format::deflate})
-                if (!same_as_reference(data, level, chunk, core::TrackMode::automatic, f, "text")) return;
+                if (!same_as_reference(data, level, chunk, parallel::TrackMode::automatic, f, "text")) return;
     }
 }
 
@@ -187,24 +189,24 @@ TEST(ChunkedEdges, StepsThatDeferManyLiterals) {
     // (nice_len 258) defer up to n literals in one step, levels 5-7 up to nice_len.
     const Bytes data = deferring_input(150, 8);
     {  // the input does what it is for: some 16-step stride holds more than 255 items
-        core::ChunkSearcher searcher(9);
-        core::ChunkJob job;
+        parallel::ChunkSearcher searcher(9);
+        parallel::ChunkJob job;
         job.in_begin = job.begin = data.data();
         job.end = job.stop = job.data_end = data.data() + data.size();
         job.eof = true;
-        const auto tracks = searcher.search(job, core::TrackPlan{});
+        const auto tracks = searcher.search(job, parallel::TrackPlan{});
         std::size_t most = 0;
         const auto& strides = tracks->tracks.at(0).strides;
         for (std::size_t k = 0; k < strides.size(); ++k)
             most = std::max<std::size_t>(most, strides[k].item_end - (k ? strides[k - 1].item_end : 0));
-        ASSERT_GT(most, std::size_t(core::Track::kMaxStrideItems)) << "the input no longer makes long strides";
+        ASSERT_GT(most, std::size_t(parallel::Track::kMaxStrideItems)) << "the input no longer makes long strides";
     }
     // (Without the guard these strides' counts wrap; on this input that happens not to
     // change a block-split decision, so the comparison below checks exactness on such
     // strides, and the assertion above that they occur.)
     for (const int level : {5, 6, 8, 9})
         for (const std::size_t chunk : {4 * KiB, 64 * KiB})
-            for (const auto mode : {core::TrackMode::automatic, core::TrackMode::history, core::TrackMode::all})
+            for (const auto mode : {parallel::TrackMode::automatic, parallel::TrackMode::history, parallel::TrackMode::all})
                 if (!same_as_reference(data, level, chunk, mode, Format::gzip, "deferring")) return;
 }
 
@@ -247,10 +249,10 @@ Bytes near_threshold_text(std::size_t n, std::uint64_t seed) {
 TEST(BranchArming, ExactAtEveryMargin) {
     const Bytes data = near_threshold_text(3 * 1024 * KiB + 321, 11);
     for (const int level : {5, 6, 8}) {
-        core::ResolverStats never, near, always;
-        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, core::TrackMode::all, Format::gzip, "near", &never, 64, 0u));
-        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, core::TrackMode::all, Format::gzip, "near", &near, 64, 8u));
-        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, core::TrackMode::all, Format::gzip, "near", &always));
+        parallel::ResolverStats never, near, always;
+        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, parallel::TrackMode::all, Format::gzip, "near", &never, 64, 0u));
+        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, parallel::TrackMode::all, Format::gzip, "near", &near, 64, 8u));
+        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, parallel::TrackMode::all, Format::gzip, "near", &always));
         EXPECT_EQ(never.branches, 0u) << "level " << level << ": a branch off a min_len no count near chose";
         EXPECT_GT(near.branches, 0u) << "level " << level << ": no branch taken near the threshold";
         EXPECT_LT(near.repair_bytes, never.repair_bytes) << "level " << level;
@@ -258,7 +260,7 @@ TEST(BranchArming, ExactAtEveryMargin) {
     }
 }
 
-// Branches are armed only near a threshold of the min_len choice (AltParses::arm()).
+// Branches are armed only near a threshold of the min_len choice (BranchParses::arm()).
 TEST(BranchArming, MinLensNearACount) {
     using core::min_lens_near;
     const auto bit = [](unsigned m) { return 1u << (m - core::kMinMatchLen); };
@@ -278,8 +280,8 @@ TEST(BranchArming, MinLensNearACount) {
 }
 
 TEST(ChunkedEdges, RejectsSmallChunks) {
-    EXPECT_THROW(core::compress_chunked({}, 6, Format::gzip, {4095, core::TrackMode::automatic}), flowdeflate::Error);
-    EXPECT_THROW(core::compress_chunked({}, 0, Format::gzip, {4096, core::TrackMode::automatic}), flowdeflate::Error);
+    EXPECT_THROW(parallel::compress_chunked({}, 6, Format::gzip, {4095, parallel::TrackMode::automatic}), flowdeflate::Error);
+    EXPECT_THROW(parallel::compress_chunked({}, 0, Format::gzip, {4096, parallel::TrackMode::automatic}), flowdeflate::Error);
 }
 
 }  // namespace

@@ -119,7 +119,7 @@ Result compress(std::span<const std::uint8_t> in, const Sink& sink, const Option
     arena.get().execute([&] {
         tbb::flow::graph g;
         chunks = std::make_unique<graph::ChunkGraph>(g, po, shape, output, failure, graph::ChunkGraph::Hooks{});
-        core::Chunker chunker(in.data(), shape.chunk_size);
+        parallel::Chunker chunker(in.data(), shape.chunk_size);
         const u8* const end = in.data() + in.size();
         do chunks->input().try_put(*chunker.next_from(end, true));
         while (!chunker.done());
@@ -177,7 +177,7 @@ struct StreamCompressor::Impl {
     std::unique_ptr<graph::Failure> failure;
     std::unique_ptr<tbb::flow::graph> g;
     std::unique_ptr<graph::ChunkGraph> chunks;
-    std::unique_ptr<core::Chunker> chunker;
+    std::unique_ptr<parallel::Chunker> chunker;
 
     // Sequential levels: one arena task runs the core over the window.
     std::mutex mutex;
@@ -194,7 +194,7 @@ struct StreamCompressor::Impl {
             failure = std::make_unique<graph::Failure>();
             user = std::make_unique<UserSink>(sink, po, [this] { return chunks->in_bytes(); });
             output = std::make_unique<core::SegmentedOutput>(*user, po.segment_size);
-            chunker = std::make_unique<core::Chunker>(window.begin(), shape->chunk_size);
+            chunker = std::make_unique<parallel::Chunker>(window.begin(), shape->chunk_size);
             arena.get().execute([&] {
                 g = std::make_unique<tbb::flow::graph>();
                 chunks = std::make_unique<graph::ChunkGraph>(
@@ -249,7 +249,7 @@ struct StreamCompressor::Impl {
         const u8* present = window.present_end();
         const bool ended = window.ended();
         while (!chunker->done()) {
-            const std::optional<core::ChunkJob> job = chunker->next_from(present, ended);
+            const std::optional<parallel::ChunkJob> job = chunker->next_from(present, ended);
             if (!job) break;
             arena.get().execute([&] { chunks->input().try_put(*job); });
         }

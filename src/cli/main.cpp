@@ -179,7 +179,7 @@ void write_stats(const std::string& path, const std::string& name, int level, co
         return;
     }
     const graph::PipelineStats& s = r.stats;
-    const core::ResolverStats& rs = s.resolver;
+    const parallel::ResolverStats& rs = s.resolver;
     std::string quoted;
     for (const char c : name) {
         if (c == '"' || c == '\\') quoted += '\\';
@@ -227,7 +227,7 @@ void report(const Options& o, const std::string& name, std::uint64_t in, std::ui
                what, in, out, double(in) / 1e6 / std::max(secs, 1e-6), peak_rss_mib());
     const graph::PipelineStats& s = g_last_stats;
     if (o.decompress || !s.parallel) return;
-    const core::ResolverStats& r = s.resolver;
+    const parallel::ResolverStats& r = s.resolver;
     const auto ms = [](std::uint64_t ns) { return double(ns) / 1e6; };
     fmt::print(stderr,
                "  parallel graph: {} threads, chunk {} bytes, ahead {}, ring {}\n"

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/framing.hpp"
+#include "core/level_parsers.hpp"
 
 namespace flowdeflate::core {
 
@@ -43,16 +44,10 @@ std::size_t compress_stored(std::span<const u8> in, std::span<u8> out) {
 
 DeflateCompressor::DeflateCompressor(int level) : params_(LevelParams::for_level(level)) {
     if (level < kMinLevel || level > kMaxLevel) throw Error("compression level must be 0..12");
-    if (level == 1)
-        fastest_ = std::make_unique<FastestParser>(params_);
-    else if (level >= 2 && level <= 4)
-        greedy_ = std::make_unique<LazyParser<LazyMode::greedy>>(params_);
-    else if (level >= 5 && level <= 7)
-        lazy_ = std::make_unique<LazyParser<LazyMode::lazy>>(params_);
-    else if (level >= 8 && level <= 9)
-        lazy2_ = std::make_unique<LazyParser<LazyMode::lazy2>>(params_);
-    else if (level >= 10)
-        near_optimal_ = std::make_unique<NearOptimalParser>(params_);
+    if (params_.parser != ParserKind::stored)
+        with_parser_type(params_.parser, [&]<class Parser>(std::type_identity<Parser>) {
+            parser_ = std::make_unique<Parser>(params_);
+        });
 }
 
 DeflateCompressor::~DeflateCompressor() = default;
@@ -73,36 +68,38 @@ std::size_t DeflateCompressor::deflate(std::span<const u8> in, std::span<u8> out
     return std::size_t(w.next - out.data());
 }
 
+template <class F>
+void DeflateCompressor::with_parser(F&& f) {
+    std::visit(
+        [&](auto& parser) {
+            if constexpr (!std::is_same_v<std::decay_t<decltype(parser)>, std::monostate>) f(*parser);
+        },
+        parser_);
+}
+
+// The near-optimal parser takes its sink through a type-erased reference: it is compiled
+// once (parser_near_optimal.cpp), not per sink.
 template <class Sink>
 void DeflateCompressor::parse(InputStream& in, Sink&& sink) {
-    if (fastest_)
-        fastest_->parse(in, sink);
-    else if (greedy_)
-        greedy_->parse(in, sink);
-    else if (lazy_)
-        lazy_->parse(in, sink);
-    else if (lazy2_)
-        lazy2_->parse(in, sink);
-    else if (near_optimal_)
-        near_optimal_->parse(in, BlockSinkRef(sink));
+    with_parser([&]<class Parser>(Parser& parser) {
+        if constexpr (std::is_same_v<Parser, NearOptimalParser>)
+            parser.parse(in, BlockSinkRef(sink));
+        else
+            parser.parse(in, sink);
+    });
 }
 
 template <class Sink>
 void DeflateCompressor::parse(std::span<const u8> in, Sink&& sink) {
     const u8* begin = in.data();
     const u8* end = begin + in.size();
-    if (fastest_)
-        fastest_->parse(begin, end, sink);
-    else if (greedy_)
-        greedy_->parse(begin, end, sink);
-    else if (lazy_)
-        lazy_->parse(begin, end, sink);
-    else if (lazy2_)
-        lazy2_->parse(begin, end, sink);
-    else if (near_optimal_)
-        near_optimal_->parse(begin, end, BlockSinkRef(sink));
+    with_parser([&]<class Parser>(Parser& parser) {
+        if constexpr (std::is_same_v<Parser, NearOptimalParser>)
+            parser.parse(begin, end, BlockSinkRef(sink));
+        else
+            parser.parse(begin, end, sink);
+    });
 }
-
 
 std::size_t DeflateCompressor::gzip(std::span<const u8> in, std::span<u8> out) {
     if (out.size() <= kGzipHeaderSize + kGzipFooterSize) return 0;

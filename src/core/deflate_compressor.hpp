@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <span>
+#include <variant>
 
 #include "core/block_coder.hpp"
 #include "core/input_stream.hpp"
@@ -71,11 +72,13 @@ private:
     LevelParams params_;
     BlockCoder coder_;
     HuffmanCodes scratch_codes_{};
-    std::unique_ptr<FastestParser> fastest_;
-    std::unique_ptr<LazyParser<LazyMode::greedy>> greedy_;
-    std::unique_ptr<LazyParser<LazyMode::lazy>> lazy_;
-    std::unique_ptr<LazyParser<LazyMode::lazy2>> lazy2_;
-    std::unique_ptr<NearOptimalParser> near_optimal_;
+    /// The level's parser (level_parsers.hpp); none for level 0, which stores.
+    std::variant<std::monostate, std::unique_ptr<FastestParser>, std::unique_ptr<LazyParser<LazyMode::greedy>>,
+                 std::unique_ptr<LazyParser<LazyMode::lazy>>, std::unique_ptr<LazyParser<LazyMode::lazy2>>,
+                 std::unique_ptr<NearOptimalParser>>
+        parser_;
+    /// Runs @p f on the level's parser, if it has one.
+    template <class F> void with_parser(F&& f);
 };
 
 }  // namespace flowdeflate::core

@@ -1,0 +1,41 @@
+// compress_chunked.cpp - see compress_chunked.hpp.
+#include "parallel/compress_chunked.hpp"
+
+#include "parallel/assembler.hpp"
+#include "parallel/chunker.hpp"
+#include "parallel/encoder.hpp"
+#include "parallel/searcher.hpp"
+
+namespace flowdeflate::parallel {
+
+std::vector<u8> compress_chunked(std::span<const u8> in, int level, Format format, const ChunkedOptions& options,
+                                 ResolverStats* stats) {
+    if (options.chunk_size < kMinChunkSize) throw Error("chunk size must be at least 4096 bytes");
+    struct Collect final : SegmentSink {
+        std::vector<u8> bytes;
+        void write(std::vector<u8>&& segment) override { bytes.insert(bytes.end(), segment.begin(), segment.end()); }
+    } sink;
+    SegmentedOutput out(sink, 1u << 20);
+    StreamAssembler assembler(out, format, level);
+    ChunkSearcher searcher(level);
+    Resolver resolver(level, options.tracks, options.workers, options.workers <= 1);
+    BlockEncoder encoder;
+    CodedBlock coded;
+    const u8* const end = in.data() + in.size();
+    Chunker chunker(in.data(), options.chunk_size);
+    do {
+        // What a reader would know when it hands the chunk out.
+        const ChunkJob job = *chunker.next_from(end, true);
+        TrackPlan plan = resolver.plan();
+        if (options.arm_margin) plan.arm_margin = *options.arm_margin;
+        resolver.resolve(searcher.search(job, plan), [&](std::unique_ptr<ResolvedBlock> block) {
+            encoder.encode(*block, coded);
+            assembler.append(coded);
+        });
+    } while (!chunker.done());
+    assembler.finish();
+    if (stats) *stats = resolver.stats();
+    return std::move(sink.bytes);
+}
+
+}  // namespace flowdeflate::parallel

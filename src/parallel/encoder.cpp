@@ -1,0 +1,96 @@
+// encoder.cpp - see encoder.hpp.
+#include "parallel/encoder.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace flowdeflate::parallel {
+
+namespace {
+
+// Sequences and symbol counts of @p count items at @p p (both move on), the run of
+// literals kept in a register.  kCountLiterals false: the resolver counted them already.
+template <bool kCountLiterals>
+[[gnu::always_inline]] inline void build_run(const u32* items, std::size_t count, const u8*& p, Sequence*& seq,
+                                             SymbolFreqs& freqs, u32& litrun) {
+    u32 lits = litrun;
+    Sequence* s = seq;
+    const u8* q = p;
+    for (const u32 *item = items, *end = items + count; item != end; ++item) {
+        const u32 len = item_len(*item);
+        if (len == 0) {
+            if constexpr (kCountLiterals) freqs.litlen[*q]++;
+            ++lits;
+            ++q;
+        } else {
+            put_match(*s++, freqs, lits, len, item_offset(*item));
+            lits = 0;
+            q += len;
+        }
+    }
+    litrun = lits;
+    seq = s;
+    p = q;
+}
+
+// A block's sequences and symbol counts from its item runs, whose first @p counted items'
+// literals the resolver counted.
+void build_sequences(const std::vector<ItemRun>& runs, std::size_t counted, Sequence* seq, SymbolFreqs& freqs) {
+    u32 litrun = 0;
+    for (const ItemRun& run : runs) {
+        const std::size_t done = std::min(counted, run.count);
+        counted -= done;
+        const u8* p = run.at;
+        if (done) build_run<false>(run.items, done, p, seq, freqs, litrun);
+        if (done < run.count) build_run<true>(run.items + done, run.count - done, p, seq, freqs, litrun);
+    }
+    seq->litrunlen_and_length = litrun;
+    freqs.litlen[kEndOfBlock]++;
+}
+
+}  // namespace
+
+BlockEncoder::BlockEncoder() : coder_(std::make_unique<BlockCoder>()), codes_(std::make_unique<HuffmanCodes>()) {}
+BlockEncoder::~BlockEncoder() = default;
+
+void BlockEncoder::encode(const ResolvedBlock& block, CodedBlock& out) {
+    out.index = block.index;
+    out.data = block.data;
+    out.is_final = block.is_final;
+    out.stored_only = block.stored_only;
+    if (block.stored_only) return;
+    out.costs = prepare(block);
+    const BlockType type = out.costs.prefer_static() ? BlockType::static_huffman : BlockType::dynamic_huffman;
+    const std::size_t capacity = (out.costs.coded_cost() + 7) / 8 + 16;
+    out.bits.resize(capacity);
+    BitWriter w(out.bits.data(), out.bits.data() + capacity);
+    emit(w, type, block);
+    w.flush();
+    out.nbits = std::size_t(w.next - out.bits.data()) * 8 + w.bitcount;
+    w.finish();
+}
+
+CodedCosts BlockEncoder::prepare(const ResolvedBlock& block) {
+    const Sequence* seqs = block.seqs.data();
+    const SymbolFreqs* freqs = &block.freqs;
+    if (block.seqs.empty()) {
+        if (!seqs_) {
+            seqs_.reset(new Sequence[kSeqStoreLength + 1]);
+            freqs_ = std::make_unique<SymbolFreqs>();
+        }
+        freqs_->clear();
+        if (block.literals_counted) std::memcpy(freqs_->litlen, block.freqs.litlen, kNumLiterals * sizeof(u32));
+        build_sequences(block.runs, block.literals_counted, seqs_.get(), *freqs_);
+        seqs = seqs_.get();
+        freqs = freqs_.get();
+    }
+    prepared_ = seqs;
+    BlockCoder::make_codes(*freqs, *codes_);
+    return coder_->prepare(*freqs, *codes_);
+}
+
+void BlockEncoder::emit(BitWriter& w, BlockType type, const ResolvedBlock& block) {
+    coder_->emit_coded(w, type, *codes_, prepared_, block.data, block.is_final);
+}
+
+}  // namespace flowdeflate::parallel

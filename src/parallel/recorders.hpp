@@ -1,0 +1,129 @@
+// recorders.hpp - the observers (a parser's Trace / Out) that write a speculative parse
+// down as a track (items.hpp, track.hpp) while the parser runs its own step loop.
+#pragma once
+
+#include <type_traits>
+#include <vector>
+
+#include "core/block_split.hpp"
+#include "core/hc_match_finder.hpp"
+#include "core/parsed_block.hpp"
+#include "parallel/branches.hpp"
+#include "parallel/items.hpp"
+#include "parallel/track.hpp"
+
+namespace flowdeflate::parallel {
+
+// Records a parse as a track: the Trace of the history track, the Out of level 1's.
+// kMasks: with each step's mask from the search (TrackPlan::step_masks), else with its own
+// min_len alone.
+template <bool kMasks>
+struct TrackRecorder : NoTrace {
+    static constexpr bool kSteps = true;
+    static constexpr bool kStepMask = kMasks;
+    ItemWriter out;
+    const u8* stop_at;
+    const u8* end;  // position after the last item
+    u32 mask = 0;   // the step's (0 at level 1)
+
+    TrackRecorder(ItemBuffer& items, const u8* begin, const u8* stop)
+        : out(items, begin, stop), stop_at(stop), end(begin) {}
+    bool stop(const u8* p) const { return p >= stop_at; }
+    [[gnu::always_inline]] void on_step_begin(const u8*, u32 min_len) {
+        out.end_step();
+        if constexpr (!kMasks) mask = min_len ? own_min_len_mask(min_len) : 0;
+    }
+    [[gnu::always_inline]] void on_step_mask(u32 m, const HcMatchFinder::SharedMatch&) { mask = m; }
+    [[gnu::always_inline]] void on_literal(const u8* p) {
+        out.literal(mask, false);
+        end = p + 1;
+    }
+    [[gnu::always_inline]] void on_match(const u8* p, u32 len, u32 offset) {
+        out.match(mask, len, offset);
+        end = p + len;
+    }
+    [[gnu::always_inline]] void literal(const u8* p) { on_literal(p); }
+    [[gnu::always_inline]] void match(const u8* p, u32 len, u32 offset) { on_match(p, len, offset); }
+    void finish() {
+        out.end_step();
+        out.finish();
+    }
+};
+
+// The history track's recorder at levels 2-9: also marks its strides (Track::LazyStride)
+// from the parse's own block-split statistics, which count every item: the observations
+// of a stride are the difference of the running totals at its two ends.  (Counting steps
+// here, not in the parse's locals, cost the search 5%.)
+template <bool kMasks, LazyMode kMode, bool kBranch = false>
+struct LazyTrackRecorder : TrackRecorder<kMasks> {
+    static_assert(kMasks || !kBranch, "branches follow the step masks");
+    static constexpr bool kBranches = kBranch;  ///< read by the parser (parser_lazy.hpp)
+    using Base = TrackRecorder<kMasks>;
+    static constexpr std::size_t kStrideSteps = Track::kLazyStride;
+    std::vector<Track::LazyStride>& strides;
+    const u8* begin;
+    u32 base[BlockSplitStats::kTypes] = {};  // totals of the track's finished blocks
+    u32 last[BlockSplitStats::kTypes] = {};  // running totals at the last stride's end
+    std::size_t base_matches = 0, last_matches = 0;
+    u32 last_item = 0;
+    // The AND of the masks of the stride's steps so far, each folded in at the next step's
+    // begin (a pass over the stride's items at its end cost the search 1%).
+    u32 stride_mask = HcMatchFinder::kAllMinLens;
+
+    LazyTrackRecorder(Track& t, const u8* stop) : Base(t.items, t.begin, stop), strides(t.strides), begin(t.begin) {
+        strides.clear();
+        this->mask = HcMatchFinder::kAllMinLens;  // no step before the first
+    }
+    void stride_end(const u8* p, const BlockSplitStats& split, std::size_t matches) {
+        Track::LazyStride s;
+        for (u32 type = 0; type < BlockSplitStats::kTypes; ++type) {
+            const u32 total = base[type] + split.observations[type] + split.new_observations[type];
+            s.observations[type] = u8(total - last[type]);
+            last[type] = total;
+        }
+        s.matches = u16(base_matches + matches - last_matches);
+        last_matches = base_matches + matches;
+        s.item_end = u32(this->out.next - this->out.first);
+        s.offset = u32(p - begin);
+        s.mask = s.item_end - last_item <= Track::kMaxStrideItems ? u8(stride_mask) : 0;
+        stride_mask = HcMatchFinder::kAllMinLens;
+        last_item = s.item_end;
+        strides.push_back(s);
+    }
+    // The branches (kBranch): see branches.hpp; without them, nothing.
+    struct NoBranches {
+        void watch(const HcMatchFinder&) {}
+    };
+    [[no_unique_address]] std::conditional_t<kBranch, BranchParses<kMode>, NoBranches> branches;
+    const u8* step_at = nullptr;
+    void watch(const HcMatchFinder& mf) { branches.watch(mf); }
+    [[gnu::always_inline]] void on_step_begin(const u8* p, u32 min_len) {
+        stride_mask &= this->mask;  // the step before this one's
+        Base::on_step_begin(p, min_len);
+        if constexpr (kBranch) {
+            step_at = p;
+            if (branches.active) [[unlikely]]
+                branches.advance(p);
+        }
+    }
+    [[gnu::always_inline]] void on_step_mask(u32 m, const HcMatchFinder::SharedMatch& found) {
+        Base::on_step_mask(m, found);
+        if constexpr (kBranch)
+            if (~m & branches.idle & branches.armed) [[unlikely]]
+                branches.branch(step_at, m, found);
+    }
+    void on_used_literals(u32 num_used, u32 depth) {
+        if constexpr (kBranch) branches.arm(num_used, depth);
+    }
+    void finish() {
+        Base::finish();
+        if constexpr (kBranch) branches.finish();
+    }
+    void on_block_end(const BlockSplitStats& split, std::size_t matches) {
+        for (u32 type = 0; type < BlockSplitStats::kTypes; ++type)
+            base[type] += split.observations[type] + split.new_observations[type];
+        base_matches += matches;
+    }
+};
+
+}  // namespace flowdeflate::parallel

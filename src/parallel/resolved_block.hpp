@@ -1,0 +1,41 @@
+// resolved_block.hpp - what Resolve hands Code: a block whose extent and parse are final.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "core/sequence.hpp"
+#include "parallel/items.hpp"
+
+namespace flowdeflate::parallel {
+
+/// Consecutive items of a block's steps (a track's, or a repair's), starting at input
+/// position `at`.
+struct ItemRun {
+    const u32* items;
+    std::size_t count;
+    const u8* at;
+};
+
+/// A block as the resolver decided it: what the coder needs.  Either its sequences and
+/// symbol counts (the resolver parsed it itself: one worker), or the runs of items it
+/// took over from tracks and repairs, from which Code builds them (in parallel: the serial
+/// resolver only walks the items for the block logic).
+struct ResolvedBlock {
+    std::size_t index = 0;  ///< blocks are numbered in stream order from 0
+    std::span<const u8> data;
+    std::vector<Sequence> seqs;  ///< ends with a sequence of length 0 (empty: see runs)
+    SymbolFreqs freqs{};         ///< end-of-block included (with seqs only)
+    std::vector<ItemRun> runs;   ///< the block's items, in order (when seqs is empty)
+    /// With runs: freqs.litlen[0..255] hold the counts of the literals among the first
+    /// literals_counted items of the runs (the resolver counts as far as its min_len
+    /// recalculations need); Code counts the rest.
+    std::size_t literals_counted = 0;
+    std::vector<std::shared_ptr<const void>> keep;  ///< what the runs point into
+    bool is_final = false;
+    bool stored_only = false;    ///< tiny input: the whole input as stored blocks
+};
+
+}  // namespace flowdeflate::parallel

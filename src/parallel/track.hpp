@@ -1,0 +1,75 @@
+// track.hpp - what the search of one chunk hands the resolver: its tracks, each the
+// items of a speculative parse from the chunk's start (items.hpp), with the summaries
+// that let the resolver pass many steps at once, and the history track's branches.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "parallel/chunker.hpp"
+#include "parallel/items.hpp"
+
+namespace flowdeflate::parallel {
+
+/// A track: its steps' items.  The item buffers are recycled (pool.hpp).
+struct Track {
+    /// Level 1 (one item per step): where the track stands after every kStride steps,
+    /// so that the resolver can pass a stride where the block cannot end in one go.
+    struct Mark {
+        u32 offset;   ///< from begin
+        u32 matches;  ///< matches among the steps so far
+    };
+    static constexpr std::size_t kStride = 64;
+
+    /// Levels 2-9: what every kLazyStride steps of the track add to the block logic, so
+    /// that the resolver can pass them in one go where no block-split check, limit or
+    /// min_len recalculation falls among them (see follower.hpp).
+    struct LazyStride {
+        u32 item_end;  ///< items before the stride's end
+        u32 offset;    ///< position after the stride, from begin
+        u16 matches;   ///< matches in the stride
+        u8 mask;       ///< the AND of its steps' masks: the min_len every step fits
+        u8 observations[10];  ///< its items by block-split observation type
+    };
+    static constexpr std::size_t kLazyStride = 16;
+    /// A stride of more items (a lazy step may defer many literals) would overflow its
+    /// counts: its mask is 0, so the resolver walks it.
+    static constexpr u32 kMaxStrideItems = 255;
+
+    /// Levels 2-9, history track with step masks: a stretch where the parse with another
+    /// min match length (TrackPlan::branch_min_lens) makes other steps than the track,
+    /// from the track step where it branches off to the track step where it meets the
+    /// track again (or, where it gives up, to the end of its last step).  The resolver
+    /// takes it where the true min_len is that one: without it, it would parse there itself.
+    struct Branch {
+        u32 begin;       ///< from the track's begin: a step start of the track
+        u32 end;         ///< after its last step
+        u32 first_item;  ///< its steps: branch_items[first_item, first_item + items)
+        u32 items;
+        u32 min_len;
+    };
+
+    const u8* begin = nullptr;
+    const u8* end = nullptr;  ///< position after the last step
+    ItemBuffer items;
+    std::vector<Branch> branches;  ///< in order of begin
+    ItemBuffer branch_items;
+    std::vector<Mark> marks;  ///< marks[k]: after (k + 1) * kStride steps (level 1 only)
+    std::vector<LazyStride> strides;  ///< strides[k]: steps k * kLazyStride.. (levels 2-9)
+
+    Track();   ///< takes an item buffer from the pool
+    ~Track();  ///< gives its buffers back
+    Track(Track&&) noexcept = default;
+    Track& operator=(Track&&) noexcept = default;
+};
+
+/// A searched chunk: Search -> Resolve.
+struct ChunkTracks {
+    ChunkJob job;
+    std::vector<Track> tracks;
+    bool step_masks = false;      ///< the plan's, as searched
+    bool branches = false;        ///< searched with branches (Track::branches)
+    std::uint64_t search_ns = 0;  ///< CPU time the search took (core/clock.hpp)
+};
+
+}  // namespace flowdeflate::parallel
