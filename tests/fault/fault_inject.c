@@ -1,7 +1,8 @@
 /* fault_inject.c - an LD_PRELOAD shim that makes read(), pread() and write() misbehave the
  * way real systems may: they fail with EINTR before doing anything, or transfer fewer
- * bytes than asked.  Loaded into the flowdeflate command by cli_test (Cli.ShortAndInterrupted*)
- * to prove that every I/O path retries and still writes the reference's bytes.
+ * bytes than asked.  Loaded into the flowdeflate command by tests/cli/faults_test.cpp
+ * (Cli.ShortAndInterrupted*) to prove that every I/O path retries and still writes the
+ * reference's bytes, and (nothread) by Cli.ThreadCreationFailureIsAnErrorNotACrash.
  *
  *   FLOWDEFLATE_FAULTS        any of "eintr", "short", "nothread" (comma-separated):
  *                             nothread makes every pthread_create() fail with EAGAIN

@@ -1,4 +1,4 @@
-// tests/differential_test.cpp - flowdeflate vs. the reference libdeflate, byte for byte.
+// tests/core/differential_test.cpp - flowdeflate vs. the reference libdeflate, byte for byte.
 //
 // Every test compresses the same input with flowdeflate::Compressor and with the reference
 // libdeflate (>= 1.19, loaded in-process by support/reference.hpp) at the same level and

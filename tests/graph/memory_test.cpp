@@ -1,4 +1,5 @@
-// memory_test.cpp - peak memory of the command line does not grow with the input.
+// memory_test.cpp - the graphs' memory bound, seen from outside: the peak memory of the
+// command line does not grow with the input.
 //
 // The same generated stream of 64 MiB and of 512 MiB goes through `flowdeflate -c`
 // through a pipe (so no size is known in advance); the child's peak resident set comes

@@ -1,7 +1,8 @@
-// tests/chunked_test.cpp - the parallel pieces (Search, Resolve, Code, Assemble) run one
-// after another by parallel::compress_chunked(), against the reference libdeflate, byte for
-// byte.  No threads here: this isolates the speculative search and the resolver from
-// scheduling (pipeline_test and parallel_graph_test run the same pieces in the graph).
+// tests/parallel/chunked_test.cpp - the parallel stages (Search, Resolve, Code, Assemble)
+// run one after another by parallel::compress_chunked(), against the reference libdeflate,
+// byte for byte.  No threads here: this isolates the speculative search and the resolver
+// from scheduling (graph/pipeline_test.cpp's ParallelGraph and ParallelStress run the
+// same stages in the graph).
 //
 //   ChunkedDifferential/*  levels 1-9 x chunk sizes 4 KiB, 64 KiB, 1 MiB x every generated
 //                          kind of data (sizes chosen so chunk ends fall inside matches,
@@ -11,6 +12,8 @@
 //   ChunkedRealFiles/*     real files from /usr/lib and /usr/share at 4 KiB and 64 KiB.
 //   ChunkedEdges           empty, tiny, exactly one chunk, one chunk + 1 byte; lazy steps
 //                          that defer hundreds of literals (strides over 255 items).
+//   BranchArming           branches for another min_len are armed only near a threshold
+//                          of the min_len choice; the output is exact at every margin.
 #include <flowdeflate/flowdeflate.hpp>
 
 #include "core/block_split.hpp"

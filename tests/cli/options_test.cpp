@@ -1,0 +1,220 @@
+// tests/cli/options_test.cpp - the command line's options: help, version, unknown options
+// and bad values (exit 1 with a message, nothing written), combined short options, the
+// long forms, -n, -q and -v.  What the options do to the output bytes is in
+// output_test.cpp, to the files in files_test.cpp.
+#include <sys/stat.h>
+
+#include <string>
+#include <vector>
+
+#include "cli/cli_support.hpp"
+
+namespace flowdeflate::testing::cli {
+namespace {
+
+// ---- 13. help, version, bad options ---------------------------------------------------
+
+TEST_F(Cli, HelpDescribesOptions) {
+    for (const char* opt : {"-h", "--help"}) {
+        const Result r = fd({opt});
+        EXPECT_STATUS(r, 0) << " for " << opt;
+        EXPECT_NE(r.out.find("-d"), std::string::npos) << opt << " does not mention -d:\n" << r.out;
+        EXPECT_NE(r.out.find("--threads"), std::string::npos) << opt << " does not mention --threads:\n" << r.out;
+    }
+}
+
+TEST_F(Cli, VersionPrintsSomething) {
+    for (const char* opt : {"-V", "--version"}) {
+        const Result r = fd({opt});
+        EXPECT_STATUS(r, 0) << " for " << opt;
+        EXPECT_FALSE(r.out.empty()) << opt << " printed nothing on stdout";
+    }
+}
+
+TEST_F(Cli, UnknownOptionIsAnErrorWithUsage) {
+    write("a.txt", "data");
+    for (const char* opt : {"--bogus", "-x"}) {
+        const Result r = fd({opt, "a.txt"});
+        EXPECT_STATUS(r, 1) << " for " << opt;
+        EXPECT_TRUE(contains_ci(r.err, "usage")) << opt << ": no usage on stderr: " << r.err;
+        EXPECT_LISTING({"a.txt"});
+    }
+}
+
+TEST_F(Cli, LevelThirteenIsAnError) {
+    write("a.txt", "data");
+    const Result r = fd({"-13", "a.txt"});
+    EXPECT_STATUS(r, 1);
+    EXPECT_FALSE(r.err.empty());
+    EXPECT_LISTING({"a.txt"});
+    EXPECT_EQ(read("a.txt"), "data");
+}
+
+TEST_F(Cli, ParallelOptionsRejectBadValues) {
+    write("in.txt", text(1000, 3));
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"--chunk", "4095", "in.txt"}, {"--chunk", "12x", "in.txt"}, {"--ahead", "0", "in.txt"},
+          {"--ring=-1", "in.txt"}, {"--tracks", "some", "in.txt"}, {"--search-concurrency", "x", "in.txt"}}) {
+        const Result r = fd(args);
+        EXPECT_STATUS(r, 1) << args.front();
+        EXPECT_NE(r.err.find("invalid"), std::string::npos) << r.err;
+    }
+    EXPECT_LISTING({"in.txt"});
+}
+
+// ---- 2. combined and long options -----------------------------------------------------
+
+TEST_F(Cli, CombinedShortOptions) {
+    REQUIRE_REFERENCE();
+    const std::string data = text(60'000, 16);
+    write("a.txt", data);
+    const Result r = fd({"-9ck", "a.txt"});
+    EXPECT_STATUS(r, 0);
+    EXPECT_LISTING({"a.txt"});
+    EXPECT_TRUE(same_bytes(r.out, reference_compress(data, 9))) << "-9ck vs libdeflate-gzip -9 -c";
+}
+
+TEST_F(Cli, LongOptionsStdoutAndLevel) {
+    REQUIRE_REFERENCE();
+    const std::string data = text(60'000, 17);
+    write("a.txt", data);
+    const std::string want9 = reference_compress(data, 9);
+    {
+        const Result r = fd({"--stdout", "--level", "9", "a.txt"});
+        EXPECT_STATUS(r, 0);
+        EXPECT_TRUE(same_bytes(r.out, want9)) << "--stdout --level 9";
+    }
+    {
+        const Result r = fd({"--level=9", "--stdout", "a.txt"});
+        EXPECT_STATUS(r, 0);
+        EXPECT_TRUE(same_bytes(r.out, want9)) << "--level=9 --stdout";
+    }
+    {
+        const Result r = fd({"--level", "2", "-c", "a.txt"});
+        EXPECT_STATUS(r, 0);
+        EXPECT_TRUE(same_bytes(r.out, reference_compress(data, 2))) << "--level 2 -c";
+    }
+    EXPECT_LISTING({"a.txt"});
+}
+
+TEST_F(Cli, LongOptionsKeepAndForce) {
+    const std::string data = text(40'000, 18);
+    write("a.txt", data);
+    {
+        const Result r = fd({"--keep", "a.txt"});
+        EXPECT_STATUS(r, 0);
+        EXPECT_LISTING({"a.txt", "a.txt.gz"});
+    }
+    write("a.txt.gz", "old contents");
+    {
+        const Result r = fd({"--force", "a.txt"});
+        EXPECT_STATUS(r, 0);
+        EXPECT_LISTING({"a.txt.gz"});
+        expect_gunzips("a.txt.gz", data);
+    }
+}
+
+TEST_F(Cli, LongOptionsQuietAndVerbose) {
+    const std::string data = text(30'000, 19);
+    write("a.txt", data);
+    ASSERT_EQ(mkdir(path("dir").c_str(), 0755), 0);
+    {
+        const Result r = fd({"--quiet", "dir"});
+        EXPECT_STATUS(r, 0);
+        EXPECT_TRUE(r.err.empty()) << "--quiet still printed: " << r.err;
+    }
+    {
+        const Result r = fd({"--verbose", "--keep", "a.txt"});
+        EXPECT_STATUS(r, 0);
+        EXPECT_FALSE(r.err.empty()) << "--verbose printed nothing on stderr";
+        EXPECT_LISTING({"a.txt", "a.txt.gz", "dir"});
+        expect_gunzips("a.txt.gz", data);
+    }
+}
+
+TEST_F(Cli, LongOptionsSuffixDecompressAndTest) {
+    const std::string data = text(40'000, 20);
+    write("a.txt", data);
+    {
+        const Result r = fd({"--suffix", ".z", "a.txt"});
+        EXPECT_STATUS(r, 0);
+        EXPECT_LISTING({"a.txt.z"});
+    }
+    {
+        const Result r = fd({"--test", "--suffix=.z", "a.txt.z"});
+        EXPECT_STATUS(r, 0);
+        EXPECT_TRUE(r.out.empty());
+        EXPECT_LISTING({"a.txt.z"});
+    }
+    {
+        const Result r = fd({"--decompress", "--suffix=.z", "a.txt.z"});
+        EXPECT_STATUS(r, 0);
+        EXPECT_LISTING({"a.txt"});
+        if (exists("a.txt")) {
+            EXPECT_TRUE(same_bytes(read("a.txt"), data));
+        }
+    }
+    {
+        const Result r = fd({"--suffix=.z", "a.txt"});
+        EXPECT_STATUS(r, 0);
+        EXPECT_LISTING({"a.txt.z"});
+    }
+    {
+        const Result r = fd({"--decompress", "--suffix", ".z", "a.txt.z"});
+        EXPECT_STATUS(r, 0);
+        EXPECT_LISTING({"a.txt"});
+        if (exists("a.txt")) {
+            EXPECT_TRUE(same_bytes(read("a.txt"), data));
+        }
+    }
+}
+
+// ---- 14. -n, -q -----------------------------------------------------------------------
+
+TEST_F(Cli, NoNameOptionIsAccepted) {
+    const std::string data = text(40'000, 48);
+    write("a.txt", data);
+    const Result plain = fd({"-c", "a.txt"});
+    ASSERT_STATUS(plain, 0);
+    const Result n = fd({"-n", "-c", "a.txt"});
+    EXPECT_STATUS(n, 0);
+    EXPECT_TRUE(same_bytes(n.out, plain.out)) << "-n changed the output";
+    const Result f = fd({"-n", "a.txt"});
+    EXPECT_STATUS(f, 0);
+    EXPECT_LISTING({"a.txt.gz"});
+    if (exists("a.txt.gz")) {
+        EXPECT_TRUE(same_bytes(read("a.txt.gz"), plain.out));
+    }
+}
+
+TEST_F(Cli, QuietSuppressesWarnings) {
+    ASSERT_EQ(mkdir(path("dir").c_str(), 0755), 0);
+    const Result r = fd({"-q", "dir"});
+    EXPECT_STATUS(r, 0);
+    EXPECT_TRUE(r.err.empty()) << "-q still printed: " << r.err;
+    EXPECT_LISTING({"dir"});
+}
+
+// ---- 17. -v ---------------------------------------------------------------------------
+
+TEST_F(Cli, VerbosePrintsPerFileLine) {
+    const std::string data = text(40'000, 51);
+    write("a.txt", data);
+    const Result r = fd({"-v", "a.txt"});
+    EXPECT_STATUS(r, 0);
+    EXPECT_FALSE(r.err.empty()) << "-v printed nothing on stderr";
+    EXPECT_LISTING({"a.txt.gz"});
+    expect_gunzips("a.txt.gz", data);
+}
+
+TEST_F(Cli, VerboseReportsTheParallelGraph) {
+    write("in.txt", text(300'000, 16));
+    const Result r = fd({"-v", "-p2", "--chunk", "64K", "-k", "in.txt"});
+    EXPECT_STATUS(r, 0);
+    for (const char* word : {"parallel graph: 2 threads", "chunks", "blocks", "syncs", "repairs", "search", "resolve",
+                             "code", "assemble", "resolver waited", "ring full"})
+        EXPECT_NE(r.err.find(word), std::string::npos) << "missing '" << word << "' in: " << r.err;
+}
+
+}  // namespace
+}  // namespace flowdeflate::testing::cli
