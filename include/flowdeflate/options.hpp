@@ -56,7 +56,7 @@ struct Options {
     /// Throws flowdeflate::Error naming the first invalid field and what is allowed.
     void validate() const;
     /// True when the call will run the parallel graph (levels 1-9, not sequential).
-    [[nodiscard]] bool parallel() const noexcept { return !sequential && level >= 1 && level <= 9; }
+    [[nodiscard]] bool parallel() const noexcept;
 };
 
 }  // namespace flowdeflate

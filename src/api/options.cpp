@@ -4,6 +4,8 @@
 
 #include "flowdeflate/options.hpp"
 
+#include "core/levels.hpp"
+
 namespace flowdeflate {
 
 namespace {
@@ -16,6 +18,8 @@ void check(bool ok, const std::string& message) {
     if (!ok) throw Error(message);
 }
 }  // namespace
+
+bool Options::parallel() const noexcept { return !sequential && core::level_is_parallel(level); }
 
 void Options::validate() const {
     check(level >= kMinLevel && level <= kMaxLevel,

@@ -35,8 +35,8 @@ class ResolverFor final : public Resolver::Base {
 public:
     ResolverFor(const LevelParams& params, TrackMode mode, int workers, bool one_worker)
         : params_(params),
-          alone_(one_worker && mode == TrackMode::automatic),
-          planner_(mode, workers, alone_, !kFastest),
+          parses_alone_(one_worker && mode == TrackMode::automatic),
+          planner_(mode, workers, parses_alone_, !kFastest),
           repairer_(params) {}
 
     void resolve(std::shared_ptr<const ChunkTracks> tracks, const Resolver::Emit& emit) override {
@@ -62,18 +62,18 @@ public:
         planner_.chunk_begins();
         while (pos_ < limit) {
             if (!in_block_) begin_block();
-            if (alone_ ? parse_run(limit)
-                       : follower_.follow_run(pos_, blk_, blk_.run_stop(limit), runs_, stats.steps_followed)) {
-                if (!blk_.continues(pos_)) end_block(emit);
+            if (parses_alone_ ? parse_run(limit)
+                       : follower_.follow_run(pos_, logic_, logic_.run_stop(limit), runs_, stats.steps_followed)) {
+                if (!logic_.continues(pos_)) end_block(emit);
                 continue;
             }
-            const u32 min_len_before = blk_.min_len;
+            const u32 min_len_before = logic_.min_len;
             if constexpr (kCountLiterals)
-                if (!alone_ && pos_ >= blk_.next_recalc) runs_.count_literals_to(pos_);
-            blk_.before_step(pos_, alone_ ? sequences_.litlen() : runs_.litlen(), params_.max_search_depth);
-            if (blk_.min_len != min_len_before) planner_.min_len_chosen(blk_.min_len);
+                if (!parses_alone_ && pos_ >= logic_.next_recalc) runs_.count_literals_to(pos_);
+            logic_.before_step(pos_, parses_alone_ ? sequences_.litlen() : runs_.litlen(), params_.max_search_depth);
+            if (logic_.min_len != min_len_before) planner_.min_len_chosen(logic_.min_len);
             take_step();
-            if (!blk_.continues(pos_)) end_block(emit);
+            if (!logic_.continues(pos_)) end_block(emit);
         }
         follower_.drop_old(pos_);
         const std::uint64_t own_ns = thread_cpu_ns() - t0 - emit_ns_;
@@ -125,9 +125,9 @@ private:
         // The reader hands out a chunk only with a block's look-ahead of input behind it
         // (or with the end known), so every decision below is the whole-input one.
         assert(eof_ || std::size_t(data_end_ - pos_) >= kStreamLookahead);
-        blk_.begin(pos_, data_end_, params_.max_search_depth);
-        if constexpr (!kFastest) planner_.min_len_chosen(blk_.min_len);
-        if (alone_)
+        logic_.begin(pos_, data_end_, params_.max_search_depth);
+        if constexpr (!kFastest) planner_.min_len_chosen(logic_.min_len);
+        if (parses_alone_)
             sequences_.begin();
         else
             runs_.begin(pos_, kCountLiterals);
@@ -139,7 +139,7 @@ private:
         auto block = std::make_unique<ResolvedBlock>();
         block->index = next_block_index_++;
         block->data = {block_begin_, std::size_t(pos_ - block_begin_)};
-        if (alone_)
+        if (parses_alone_)
             sequences_.finish(*block);
         else
             runs_.finish(*block, kCountLiterals);
@@ -153,11 +153,11 @@ private:
 
     // One step at pos_: a track's or a branch's where one fits, else a repair.
     void take_step() {
-        if (alone_) {
+        if (parses_alone_) {
             parse_step();
             return;
         }
-        const auto found = follower_.find(pos_, blk_.min_len);
+        const auto found = follower_.find(pos_, logic_.min_len);
         if (found.cursor == nullptr) {
             repair_step(found.some_track_here);
             return;
@@ -170,7 +170,7 @@ private:
             stats.branches++;
             planner_.branch_taken();
         }
-        follower_.take(*found.cursor, pos_, blk_, runs_);
+        follower_.take(*found.cursor, pos_, logic_, runs_);
         stats.steps_followed++;
     }
 
@@ -189,8 +189,8 @@ private:
         std::vector<u32>& items = runs_.repair_items();
         const std::size_t first = items.size();
         RepairRecorder rec{items};
-        Apply<RepairRecorder> out{blk_, rec};
-        pos_ = repairer_.step(in_begin_, pos_, blk_, out);
+        Apply<RepairRecorder> out{logic_, rec};
+        pos_ = repairer_.step(in_begin_, pos_, logic_, out);
         runs_.add_repaired(first, at);
         stats.repair_bytes += std::uint64_t(pos_ - at);
         if (repair_for_min_len_) planner_.min_len_repair_bytes(std::uint64_t(pos_ - at));
@@ -199,8 +199,8 @@ private:
     // One worker: one step parsed by the resolver into the block's sequences.
     void parse_step() {
         SeqSink seqs{sequences_.builder()};
-        Apply<SeqSink> out{blk_, seqs};
-        pos_ = repairer_.step(in_begin_, pos_, blk_, out);
+        Apply<SeqSink> out{logic_, seqs};
+        pos_ = repairer_.step(in_begin_, pos_, logic_, out);
     }
 
     // One worker: as many steps as the run may take, by the parser's own step loop (the
@@ -208,20 +208,20 @@ private:
     // statistics in locals; a loop of step() calls here kept them on the stack and cost
     // `-p1` 4-5% at level 1).
     bool parse_run(const u8* limit) {
-        const u8* const stop = blk_.run_stop(limit);
-        if (!blk_.run_goes_on(pos_, stop)) return false;
+        const u8* const stop = logic_.run_stop(limit);
+        if (!logic_.run_goes_on(pos_, stop)) return false;
         parse_step();  // the first step primes the match finder if need be
-        if (blk_.run_goes_on(pos_, stop)) {
+        if (logic_.run_goes_on(pos_, stop)) {
             SequenceBuilder& b = sequences_.builder();
-            pos_ = repairer_.parse_steps(pos_, stop, blk_, b.first() + blk_.seq_limit, b);
+            pos_ = repairer_.parse_steps(pos_, stop, logic_, b.first() + logic_.seq_limit, b);
             // (The block logic's literal and match observations are the parser's own.)
-            blk_.num_matches = u32(b.num_matches());
+            logic_.num_matches = u32(b.num_matches());
         }
         return true;
     }
 
     const LevelParams params_;
-    const bool alone_;  ///< one worker, automatic tracks: no search ahead, the resolver parses
+    const bool parses_alone_;  ///< one worker, automatic tracks: no search ahead, the resolver parses
     TrackPlanner planner_;
     TrackFollower<Parser> follower_;
     Repairer<Parser> repairer_;
@@ -234,7 +234,7 @@ private:
 
     bool in_block_ = false;
     const u8* block_begin_ = nullptr;
-    Logic blk_;
+    Logic logic_;
     BlockRuns runs_;             ///< the block, when it goes to Code as items
     BlockSequences sequences_;   ///< the block, when the resolver parses alone
     std::size_t next_block_index_ = 0;
