@@ -25,12 +25,14 @@
 #include <mutex>
 #include <optional>
 
-#include "graph/arena.hpp"
-#include "api/file_output.hpp"
 #include "core/deflate_compressor.hpp"
 #include "flowdeflate/compress.hpp"
+#include "graph/arena.hpp"
 #include "graph/chunk_graph.hpp"
 #include "graph/pipeline.hpp"
+#include "io/fd.hpp"
+#include "io/fd_sink.hpp"
+#include "io/file_output.hpp"
 
 namespace flowdeflate {
 namespace {
@@ -332,19 +334,19 @@ std::uint64_t StreamCompressor::out_bytes() const noexcept { return impl_->user-
 Result compress_file(const std::filesystem::path& in, const std::filesystem::path& out, const Options& options) {
     const graph::PipelineOptions po = pipeline_options(options);
     graph::check_cancelled(po);
-    api::Fd in_fd(::open(in.c_str(), O_RDONLY | O_CLOEXEC));
+    io::Fd in_fd(::open(in.c_str(), O_RDONLY | O_CLOEXEC));
     if (in_fd.get() < 0) throw Error(in.string() + ": " + std::strerror(errno));
     struct stat st {};
     if (::fstat(in_fd.get(), &st) != 0) throw Error(in.string() + ": " + std::strerror(errno));
     if (S_ISDIR(st.st_mode)) throw Error(in.string() + ": is a directory");
-    api::FileOutput output(out, st.st_mode & 07777);
+    io::FileOutput output(out, st.st_mode & 07777);
     Result result;
     if (!po.arena) {
         const graph::PipelineResult r = graph::compress_fd(in_fd.get(), in.string(), output.fd(), out.string(), po);
         result = {r.in_bytes, r.out_bytes};
     } else {
         // No threads of our own: this thread reads, the arena compresses and writes.
-        StreamCompressor stream(po, api::fd_sink(output.fd(), out.string()));
+        StreamCompressor stream(po, io::fd_sink(output.fd(), out.string()));
         std::vector<u8> buf(1u << 20);
         for (;;) {
             const ssize_t n = ::read(in_fd.get(), buf.data(), buf.size());

@@ -30,10 +30,11 @@
 #include <fmt/ranges.h>
 
 #include "cli/options.hpp"
-#include "api/file_output.hpp"
 #include "flowdeflate/compress.hpp"
-#include "graph/fd_io.hpp"
 #include "graph/pipeline.hpp"
+#include "io/fd_io.hpp"
+#include "io/fd_sink.hpp"
+#include "io/file_output.hpp"
 
 namespace flowdeflate::cli {
 namespace {
@@ -75,7 +76,7 @@ public:
     /// Creates a temporary file beside @p final_path.  False: error printed.
     bool create(const std::string& final_path) {
         try {
-            file_ = std::make_unique<api::FileOutput>(final_path, 0600);
+            file_ = std::make_unique<io::FileOutput>(final_path, 0600);
         } catch (const Error& e) {
             error(e.what());
             return false;
@@ -111,7 +112,7 @@ public:
     }
 
 private:
-    std::unique_ptr<api::FileOutput> file_;
+    std::unique_ptr<io::FileOutput> file_;
 };
 
 // As libdeflate's gzip: a symbolic link is followed only with -f or -c (it would otherwise
@@ -297,16 +298,16 @@ Status compress_one(const Options& o, const std::string& path) {
 
 // ---- decompression and testing -----------------------------------------------------------
 
-using graph::read_all;
+using io::read_all;
 
 /// Decompresses @p in (every member, for gzip) into @p out_fd, or only checks it when
 /// out_fd < 0.
 Status decompress_members(const Options& o, const std::uint8_t* in, std::size_t n, const std::string& name,
                           int out_fd, const std::string& out_name, std::uint64_t& out_total) {
     try {
-        const Sink sink = out_fd >= 0 ? api::fd_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
+        const Sink sink = out_fd >= 0 ? io::fd_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
         out_total = decompress({in, n}, sink, o.format).out_bytes;
-    } catch (const api::WriteError& e) {
+    } catch (const io::WriteError& e) {
         return error(e.what());
     } catch (const Error& e) {
         return error(name + ": " + e.what());
