@@ -33,7 +33,7 @@ void Failure::rethrow() const {
     if (first_) std::rethrow_exception(first_);
 }
 
-void check_cancelled(const PipelineOptions& options) {
+void check_cancelled(const Options& options) {
     if (options.stop.stop_requested() || (options.context && options.context->is_group_execution_cancelled()))
         throw Cancelled("compression was cancelled");
 }

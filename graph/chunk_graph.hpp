@@ -47,13 +47,13 @@ private:
 };
 
 /// Throws flowdeflate::Cancelled when the options' stop token or context asks to stop.
-void check_cancelled(const PipelineOptions& options);
+void check_cancelled(const Options& options);
 
 /// The sequential compressor's input with the cancellation check added: it asks for
 /// input at every block start, so a cancelled call stops within one block.
 class CancellableInput final : public core::InputStream {
 public:
-    CancellableInput(core::InputStream& in, const PipelineOptions& options) : in_(in), options_(options) {}
+    CancellableInput(core::InputStream& in, const Options& options) : in_(in), options_(options) {}
     const std::uint8_t* begin() const override { return in_.begin(); }
     const std::uint8_t* ensure(const std::uint8_t* need) override {
         check_cancelled(options_);
@@ -63,7 +63,7 @@ public:
 
 private:
     core::InputStream& in_;
-    const PipelineOptions& options_;
+    const Options& options_;
 };
 
 /// Output segments to the writer's I/O thread, for both fd graphs: checks cancellation,

@@ -53,7 +53,7 @@ public:
     UserSink(const Sink& sink, const Options& options, std::function<std::uint64_t()> in_bytes)
         : sink_(sink), options_(options), in_bytes_(std::move(in_bytes)) {}
     void write(std::vector<u8>&& segment) override {
-        graph::check_cancelled(static_cast<const graph::PipelineOptions&>(options_));
+        graph::check_cancelled(options_);
         sink_(segment);
         out_bytes_ += segment.size();
         if (options_.progress) options_.progress(in_bytes_(), out_bytes_);
