@@ -241,14 +241,18 @@ std::uint64_t ChunkGraph::in_bytes() const { return nodes_->assembler.in_bytes()
 
 bool ChunkGraph::finished() const { return nodes_->finished; }
 
-void ChunkGraph::collect(PipelineStats& stats) const {
+void ChunkGraph::collect(GraphStats& stats) const {
     const Nodes& n = *nodes_;
     stats.parallel = true;
     stats.threads = n.shape.threads;
     stats.chunk_size = n.shape.chunk_size;
     stats.ahead = n.shape.ahead;
     stats.ring = n.shape.ring;
-    stats.resolver = n.resolver.stats();
+    const core::ResolverStats& r = n.resolver.stats();
+    stats.resolver = {.chunks = r.chunks, .blocks = r.blocks, .syncs = r.syncs, .branches = r.branches,
+                      .repairs = r.repairs, .repair_bytes = r.repair_bytes, .repairs_min_len = r.repairs_min_len,
+                      .repairs_phase = r.repairs_phase, .branched_chunks = r.branched_chunks,
+                      .masked_chunks = r.masked_chunks, .resolve_ns = r.resolve_ns};
     stats.search_ns = n.search_ns;
     stats.code_ns = n.code_ns;
     stats.assemble_ns = n.assemble_ns;

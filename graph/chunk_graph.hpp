@@ -132,7 +132,7 @@ public:
     /// The final block was assembled and the stream finished.
     [[nodiscard]] bool finished() const;
     /// Counters for -v / --stats (call after the graph is idle).
-    void collect(PipelineStats& stats) const;
+    void collect(GraphStats& stats) const;
 
 private:
     struct Nodes;

@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/parallel.hpp"
 #include "flowdeflate/options.hpp"
+#include "flowdeflate/stats.hpp"
 #include "graph/input_window.hpp"
 #include "graph/output_writer.hpp"
 
@@ -45,31 +45,10 @@ struct PipelineOptions : Options {
     std::size_t max_pending_segments = 4;  ///< segments that may wait for the writer
 };
 
-/// What a run did, for -v and for the scaling model.
-struct PipelineStats {
-    bool parallel = false;
-    int threads = 1;
-    std::size_t chunk_size = 0;
-    int ahead = 0;
-    int ring = 0;
-    core::ResolverStats resolver{};
-    // Node costs are CPU time of the threads that ran the bodies (core/clock.hpp); waits,
-    // stalls and wall_ns are wall time.
-    std::uint64_t search_ns = 0;       ///< all Search bodies together
-    std::uint64_t code_ns = 0;         ///< all Code bodies together
-    std::uint64_t assemble_ns = 0;     ///< all Assemble bodies together
-    std::uint64_t resolver_wait_ns = 0;  ///< the resolver's next chunk was not searched yet
-    std::uint64_t ring_full_ns = 0;      ///< the block ring was full (blocks waited in front of it)
-    std::uint64_t wall_ns = 0;
-    std::uint64_t tracks_searched = 0;   ///< tracks over all chunks
-    std::vector<std::uint32_t> chunk_search_us;   ///< per chunk, in order
-    std::vector<std::uint32_t> chunk_resolve_us;  ///< the resolver's own time per chunk, in order
-};
-
 struct PipelineResult {
     std::uint64_t in_bytes = 0;
     std::uint64_t out_bytes = 0;
-    PipelineStats stats{};
+    GraphStats stats{};  ///< filled by the parallel graph
 };
 
 /// Compresses everything readable from @p in_fd into @p out_fd through the graph: the

@@ -28,9 +28,9 @@ struct Options {
     bool sequential = false;
     /// Worker threads when no arena is given (0: all cores).  More than the cores is allowed.
     int threads = 0;
-    /// Run on the caller's arena: the call then creates no threads of its own (the
-    /// command line's file path uses two I/O threads; library calls given an arena read
-    /// and write on the calling thread and the arena's workers).  Not owned.
+    /// Run on the caller's arena: the call then creates no threads of its own
+    /// (compress_fd() and compress_file() read on the calling thread and write on the
+    /// arena's workers; without an arena they use two I/O threads).  Not owned.
     tbb::task_arena* arena = nullptr;
 
     /// Input per Search task, at least 4096 bytes.

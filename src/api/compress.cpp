@@ -9,8 +9,9 @@
 //     thread waits for the graph inside the arena (helping it) until the graph is idle,
 //     which frees everything but the last block's history.  No thread is created and no
 //     worker ever blocks, whatever the arena's concurrency;
-//   - a file: the command line's graph (I/O threads), or, given an arena, a stream object
-//     fed by the calling thread.
+//   - a file descriptor (compress_fd(), which compress_file() and the command line use):
+//     the graph with reader and writer I/O threads (graph/pipeline.hpp), or, given an
+//     arena, a stream object fed by the calling thread.
 // Sequential levels (0, 10-12, or Options::sequential) run the core: on the calling
 // thread for a buffer, and as one arena task that waits for write() for a stream.
 #include <fcntl.h>
@@ -329,34 +330,41 @@ Result StreamCompressor::finish() { return impl_->finish(); }
 std::uint64_t StreamCompressor::in_bytes() const noexcept { return impl_->written; }
 std::uint64_t StreamCompressor::out_bytes() const noexcept { return impl_->user->out_bytes(); }
 
-// ---- files ---------------------------------------------------------------------------------
+// ---- file descriptors and files -----------------------------------------------------------
 
-Result compress_file(const std::filesystem::path& in, const std::filesystem::path& out, const Options& options) {
+Result compress_fd(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
+                   const Options& options, GraphStats* stats) {
     const graph::PipelineOptions po = pipeline_options(options);
     graph::check_cancelled(po);
+    if (stats) *stats = {};
+    if (!po.arena) {
+        const graph::PipelineResult r = graph::compress_fd(in_fd, in_name, out_fd, out_name, po);
+        if (stats) *stats = r.stats;
+        return {r.in_bytes, r.out_bytes};
+    }
+    // No threads of our own: this thread reads, the arena compresses and writes.
+    StreamCompressor stream(po, io::fd_sink(out_fd, out_name));
+    std::vector<u8> buf(1u << 20);
+    for (;;) {
+        const ssize_t n = ::read(in_fd, buf.data(), buf.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw Error(in_name + ": read error: " + std::strerror(errno));
+        if (n == 0) break;
+        stream.write({buf.data(), std::size_t(n)});
+    }
+    return stream.finish();
+}
+
+Result compress_file(const std::filesystem::path& in, const std::filesystem::path& out, const Options& options) {
+    options.validate();
+    graph::check_cancelled(options);
     io::Fd in_fd(::open(in.c_str(), O_RDONLY | O_CLOEXEC));
     if (in_fd.get() < 0) throw Error(in.string() + ": " + std::strerror(errno));
     struct stat st {};
     if (::fstat(in_fd.get(), &st) != 0) throw Error(in.string() + ": " + std::strerror(errno));
     if (S_ISDIR(st.st_mode)) throw Error(in.string() + ": is a directory");
     io::FileOutput output(out, st.st_mode & 07777);
-    Result result;
-    if (!po.arena) {
-        const graph::PipelineResult r = graph::compress_fd(in_fd.get(), in.string(), output.fd(), out.string(), po);
-        result = {r.in_bytes, r.out_bytes};
-    } else {
-        // No threads of our own: this thread reads, the arena compresses and writes.
-        StreamCompressor stream(po, io::fd_sink(output.fd(), out.string()));
-        std::vector<u8> buf(1u << 20);
-        for (;;) {
-            const ssize_t n = ::read(in_fd.get(), buf.data(), buf.size());
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0) throw Error(in.string() + ": read error: " + std::strerror(errno));
-            if (n == 0) break;
-            stream.write({buf.data(), std::size_t(n)});
-        }
-        result = stream.finish();
-    }
+    const Result result = compress_fd(in_fd.get(), in.string(), output.fd(), out.string(), options);
     output.commit();
     return result;
 }

@@ -1,8 +1,10 @@
 // main.cpp - flowdeflate, the command line: a drop-in for libdeflate's gzip program.
 //
-// Compression streams every file (and standard input) through the flow graph in
-// graph/pipeline.hpp, so memory does not depend on the input size, and writes bytes
-// identical to libdeflate's gzip at the same level.  Decompression and testing use
+// Compression streams every file (and standard input) through the library's
+// compress_fd() (its flow graph with reader and writer I/O threads), so memory does not
+// depend on the input size, and writes bytes identical to libdeflate's gzip at the same
+// level.  Like libdeflate's programs/gzip.c, this file uses only the public API (and the
+// file-descriptor helpers in src/io/ that the library uses too).  Decompression and testing use
 // libdeflate's decompressor on the whole compressed file, member by member.
 //
 // Files are never damaged: output goes to a temporary file in the same directory, which
@@ -31,7 +33,7 @@
 
 #include "cli/options.hpp"
 #include "flowdeflate/compress.hpp"
-#include "graph/pipeline.hpp"
+#include "flowdeflate/stats.hpp"
 #include "io/fd_io.hpp"
 #include "io/fd_sink.hpp"
 #include "io/file_output.hpp"
@@ -170,17 +172,16 @@ private:
 // ---- compression --------------------------------------------------------------------------
 
 // The graph's counters of the last file, for -v.
-graph::PipelineStats g_last_stats;
+GraphStats g_last_stats;
 
 // Appends one JSON line with the parallel graph's counters (see scripts/parallel-table).
-void write_stats(const std::string& path, const std::string& name, int level, const graph::PipelineResult& r) {
+void write_stats(const std::string& path, const std::string& name, int level, const Result& r, const GraphStats& s) {
     FILE* f = std::fopen(path.c_str(), "a");
     if (!f) {
         fmt::print(stderr, "flowdeflate: {}: cannot write statistics: {}\n", path, std::strerror(errno));
         return;
     }
-    const graph::PipelineStats& s = r.stats;
-    const core::ResolverStats& rs = s.resolver;
+    const ResolverStats& rs = s.resolver;
     std::string quoted;
     for (const char c : name) {
         if (c == '"' || c == '\\') quoted += '\\';
@@ -202,16 +203,14 @@ void write_stats(const std::string& path, const std::string& name, int level, co
 
 Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
                    std::uint64_t size_hint, std::uint64_t& in_bytes, std::uint64_t& out_bytes) {
-    graph::PipelineOptions po;
-    static_cast<flowdeflate::Options&>(po) = o;
+    flowdeflate::Options library = o;  // the library's part of the command line's options
     Progress progress(o, size_hint);
-    po.progress = [&](std::uint64_t in, std::uint64_t out) { progress.update(in, out); };
+    library.progress = [&](std::uint64_t in, std::uint64_t out) { progress.update(in, out); };
     try {
-        const graph::PipelineResult r = graph::compress_fd(in_fd, in_name, out_fd, out_name, po);
+        const Result r = flowdeflate::compress_fd(in_fd, in_name, out_fd, out_name, library, &g_last_stats);
         in_bytes = r.in_bytes;
         out_bytes = r.out_bytes;
-        g_last_stats = r.stats;
-        if (!o.stats_file.empty() && r.stats.parallel) write_stats(o.stats_file, in_name, o.level, r);
+        if (!o.stats_file.empty() && g_last_stats.parallel) write_stats(o.stats_file, in_name, o.level, r, g_last_stats);
     } catch (const std::bad_alloc&) {
         return error(in_name + ": out of memory (try fewer --threads or a smaller --chunk)");
     } catch (const std::exception& e) {
@@ -226,9 +225,9 @@ void report(const Options& o, const std::string& name, std::uint64_t in, std::ui
     const double ratio = in ? 100.0 * (1.0 - double(out) / double(in)) : 0.0;
     fmt::print(stderr, "{}: {:.1f}% -- {} ({} -> {} bytes, {:.1f} MB/s, peak memory {:.1f} MiB)\n", name, ratio,
                what, in, out, double(in) / 1e6 / std::max(secs, 1e-6), peak_rss_mib());
-    const graph::PipelineStats& s = g_last_stats;
+    const GraphStats& s = g_last_stats;
     if (o.decompress || !s.parallel) return;
-    const core::ResolverStats& r = s.resolver;
+    const ResolverStats& r = s.resolver;
     const auto ms = [](std::uint64_t ns) { return double(ns) / 1e6; };
     fmt::print(stderr,
                "  parallel graph: {} threads, chunk {} bytes, ahead {}, ring {}\n"
