@@ -117,8 +117,8 @@ public:
         std::function<void(std::size_t done)> assembled;  ///< input [0, done) is assembled
     };
 
-    /// Builds the nodes in @p g (made inside the arena that will run it).  @p in_begin is
-    /// the first input byte; output goes to @p out.
+    /// Builds the nodes in @p g (made inside the arena that will run it); output goes to
+    /// @p out.  The first job put in gives the first input byte.
     ChunkGraph(tbb::flow::graph& g, const PipelineOptions& options, const ParallelShape& shape,
                core::SegmentedOutput& out, Failure& failure, Hooks hooks);
     ~ChunkGraph();

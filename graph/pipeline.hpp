@@ -1,14 +1,18 @@
-// pipeline.hpp - the streaming compression graph (picture 2 of the case study):
+// pipeline.hpp - compression from one file descriptor to another through a flow graph
+// whose reads and writes run on I/O threads of their own, so that a blocked read or write
+// never holds a worker.  compress_fd() chooses one of two graphs:
 //
-//     Read ──► Compress ──► (sequencer) ──► Write
+//   sequential (pipeline.cpp):         Read ──► Compress ──► (sequencer) ──► Write
+//   parallel (parallel_pipeline.cpp):  Read ──► Search ──► Resolve ──► Code ──► Assemble ──► Write
 //
-// Read and Write are async_nodes whose work runs on two dedicated I/O threads (the input
-// window's reader and the output writer); Compress is one serial node that runs the
-// sequential core (core::DeflateCompressor::compress_stream) over the input window.
+// In the sequential graph Read and Write are async_nodes whose work runs on the input
+// window's reader and the output writer; Compress is one serial node that runs the
+// sequential core (core::DeflateCompressor::compress_stream) over the input window.  It
+// serves levels 0 and 10-12 and Options::sequential.  The parallel graph (levels 1-9) puts
+// the ChunkGraph (chunk_graph.hpp) between the same reader and writer.
 // Memory is bounded by the window (what lies between the compressor's history and the
 // reader, `ahead` past the compressor) and the writer's queue of segments, not by the
-// size of the input.  The parallel pipeline (Search/Resolve/Code/Assemble) replaces the
-// single Compress node later; this graph stays as `--sequential`.
+// size of the input.
 #pragma once
 
 #include <atomic>
