@@ -118,7 +118,7 @@ public:
     };
 
     /// Builds the nodes in @p g (made inside the arena that will run it); output goes to
-    /// @p out.  The first job put in gives the first input byte.
+    /// @p out.  The input's first byte comes with the jobs (ChunkJob::in_begin).
     ChunkGraph(tbb::flow::graph& g, const PipelineOptions& options, const ParallelShape& shape,
                core::SegmentedOutput& out, Failure& failure, Hooks hooks);
     ~ChunkGraph();
