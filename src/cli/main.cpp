@@ -1,11 +1,12 @@
 // main.cpp - flowdeflate, the command line: a drop-in for libdeflate's gzip program.
 //
-// Compression streams every file (and standard input) through the library's
-// compress_fd() (its flow graph with reader and writer I/O threads), so memory does not
+// Like libdeflate's programs/gzip.c, the command line is a user of the library: it uses
+// only the public API (include/flowdeflate/) and the file-descriptor helpers in src/io/
+// that the library uses too.  Compression streams every file (and standard input) through
+// compress_fd() (the flow graph with reader and writer I/O threads), so memory does not
 // depend on the input size, and writes bytes identical to libdeflate's gzip at the same
-// level.  Like libdeflate's programs/gzip.c, this file uses only the public API (and the
-// file-descriptor helpers in src/io/ that the library uses too).  Decompression and testing use
-// libdeflate's decompressor on the whole compressed file, member by member.
+// level.  Decompression and testing use libdeflate's decompressor on the whole compressed
+// file, member by member.
 //
 // Files are never damaged: output goes to a temporary file in the same directory, which
 // is renamed over the final name only when complete (and removed on any error or on
@@ -72,7 +73,8 @@ void install_signal_handlers() {
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, remove_temp_and_die);
 }
 
-// The library's FileOutput, with its temporary name published to the signal handler.
+// io::FileOutput (the library's file calls use it too), with its temporary name
+// published to the signal handler.
 class TempOutput {
 public:
     /// Creates a temporary file beside @p final_path.  False: error printed.
