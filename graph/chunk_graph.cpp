@@ -37,7 +37,7 @@ void Failure::rethrow() const {
     if (first_) std::rethrow_exception(first_);
 }
 
-void check_cancelled(const PipelineOptions& options) {
+void check_cancelled(const Options& options) {
     if (options.stop.stop_requested() || (options.context && options.context->is_group_execution_cancelled()))
         throw Cancelled("compression was cancelled");
 }
@@ -245,7 +245,7 @@ std::uint64_t ChunkGraph::in_bytes() const { return nodes_->assembler.in_bytes()
 
 bool ChunkGraph::finished() const { return nodes_->finished; }
 
-void ChunkGraph::collect(PipelineStats& stats) const {
+void ChunkGraph::collect(GraphStats& stats) const {
     const Nodes& n = *nodes_;
     stats.parallel = true;
     stats.threads = n.shape.threads;

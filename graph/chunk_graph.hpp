@@ -50,13 +50,13 @@ private:
 };
 
 /// Throws flowdeflate::Cancelled when the options' stop token or context asks to stop.
-void check_cancelled(const PipelineOptions& options);
+void check_cancelled(const Options& options);
 
 /// The sequential compressor's input with the cancellation check added: it asks for
 /// input at every block start, so a cancelled call stops within one block.
 class CancellableInput final : public core::InputStream {
 public:
-    CancellableInput(core::InputStream& in, const PipelineOptions& options) : in_(in), options_(options) {}
+    CancellableInput(core::InputStream& in, const Options& options) : in_(in), options_(options) {}
     const std::uint8_t* begin() const override { return in_.begin(); }
     const std::uint8_t* ensure(const std::uint8_t* need) override {
         check_cancelled(options_);
@@ -66,7 +66,7 @@ public:
 
 private:
     core::InputStream& in_;
-    const PipelineOptions& options_;
+    const Options& options_;
 };
 
 /// Output segments to the writer's I/O thread, for both fd graphs: checks cancellation,
@@ -124,8 +124,8 @@ public:
         std::function<void(std::size_t done)> assembled;  ///< input [0, done) is assembled
     };
 
-    /// Builds the nodes in @p g (made inside the arena that will run it).  @p in_begin is
-    /// the first input byte; output goes to @p out.
+    /// Builds the nodes in @p g (made inside the arena that will run it); output goes to
+    /// @p out.  The input's first byte comes with the jobs (ChunkJob::in_begin).
     ChunkGraph(tbb::flow::graph& g, const PipelineOptions& options, const ParallelShape& shape,
                core::SegmentedOutput& out, Failure& failure, Hooks hooks);
     ~ChunkGraph();
@@ -139,7 +139,7 @@ public:
     /// The final block was assembled and the stream finished.
     [[nodiscard]] bool finished() const;
     /// Counters for -v / --stats (call after the graph is idle).
-    void collect(PipelineStats& stats) const;
+    void collect(GraphStats& stats) const;
 
 private:
     struct Nodes;

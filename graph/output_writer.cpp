@@ -1,7 +1,7 @@
 // output_writer.cpp - see output_writer.hpp.
 #include "graph/output_writer.hpp"
 
-#include "graph/fd_io.hpp"
+#include "io/fd_io.hpp"
 
 #include <unistd.h>
 
@@ -81,7 +81,7 @@ void OutputWriter::write_loop() {
             std::lock_guard lock(mutex_);
             skip = cancelled_ || !error_.empty();
         }
-        if (!skip) ok = graph::write_all(fd_, item.data.data(), item.data.size());
+        if (!skip) ok = io::write_all(fd_, item.data.data(), item.data.size());
         {
             std::lock_guard lock(mutex_);
             if (!ok && error_.empty()) {

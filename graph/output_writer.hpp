@@ -4,8 +4,7 @@
 // The compressor hands over finished segments (1 MiB by default) and goes on; the writer
 // writes them in order and frees (recycles) them.  At most `max_pending` segments wait,
 // so a slow disk holds the compressor back instead of letting memory grow.  Reading has
-// its own thread too: one I/O thread for both would let an extending write stall reads
-// (the case study tried and dropped that).
+// its own thread too: one I/O thread for both would let an extending write stall reads.
 #pragma once
 
 #include <condition_variable>

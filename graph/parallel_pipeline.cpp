@@ -1,5 +1,5 @@
-// parallel_pipeline.cpp - the parallel graph over file descriptors (pictures 3-8 of the
-// case study), wired in compress_fd_parallel() below:
+// parallel_pipeline.cpp - the parallel graph over file descriptors, wired in
+// compress_fd_parallel() below:
 //
 //   Read (reader + chunker I/O threads) ─► ChunkGraph (chunk_graph.hpp:
 //   Search ─► Resolve ─► Code ─► Assemble) ─► Write (writer I/O thread)

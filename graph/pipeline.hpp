@@ -1,14 +1,18 @@
-// pipeline.hpp - the streaming compression graph (picture 2 of the case study):
+// pipeline.hpp - compression from one file descriptor to another through a flow graph
+// whose reads and writes run on I/O threads of their own, so that a blocked read or write
+// never holds a worker.  compress_fd() chooses one of two graphs:
 //
-//     Read ──► Compress ──► (sequencer) ──► Write
+//   sequential (pipeline.cpp):         Read ──► Compress ──► (sequencer) ──► Write
+//   parallel (parallel_pipeline.cpp):  Read ──► Search ──► Resolve ──► Code ──► Assemble ──► Write
 //
-// Read and Write are async_nodes whose work runs on two dedicated I/O threads (the input
-// window's reader and the output writer); Compress is one serial node that runs the
-// sequential core (core::DeflateCompressor::compress_stream) over the input window.
+// In the sequential graph Read and Write are async_nodes whose work runs on the input
+// window's reader and the output writer; Compress is one serial node that runs the
+// sequential core (core::DeflateCompressor::compress_stream) over the input window.  It
+// serves levels 0 and 10-12 and Options::sequential.  The parallel graph (levels 1-9) puts
+// the ChunkGraph (chunk_graph.hpp) between the same reader and writer.
 // Memory is bounded by the window (what lies between the compressor's history and the
 // reader, `ahead` past the compressor) and the writer's queue of segments, not by the
-// size of the input.  The parallel pipeline (Search/Resolve/Code/Assemble) replaces the
-// single Compress node later; this graph stays as `--sequential`.
+// size of the input.
 #pragma once
 
 #include <atomic>
@@ -16,9 +20,9 @@
 #include <string>
 
 #include "flowdeflate/options.hpp"
+#include "flowdeflate/stats.hpp"
 #include "graph/input_window.hpp"
 #include "graph/output_writer.hpp"
-#include "parallel/resolver.hpp"
 
 namespace flowdeflate::graph {
 
@@ -45,31 +49,10 @@ struct PipelineOptions : Options {
     std::size_t max_pending_segments = 4;  ///< segments that may wait for the writer
 };
 
-/// What a run did, for -v and for the scaling model.
-struct PipelineStats {
-    bool parallel = false;
-    int threads = 1;
-    std::size_t chunk_size = 0;
-    int ahead = 0;
-    int ring = 0;
-    parallel::ResolverStats resolver{};
-    // Node costs are CPU time of the threads that ran the bodies (core/clock.hpp); waits,
-    // stalls and wall_ns are wall time.
-    std::uint64_t search_ns = 0;       ///< all Search bodies together
-    std::uint64_t code_ns = 0;         ///< all Code bodies together
-    std::uint64_t assemble_ns = 0;     ///< all Assemble bodies together
-    std::uint64_t resolver_wait_ns = 0;  ///< the resolver's next chunk was not searched yet
-    std::uint64_t ring_full_ns = 0;      ///< the block ring was full (blocks waited in front of it)
-    std::uint64_t wall_ns = 0;
-    std::uint64_t tracks_searched = 0;   ///< tracks over all chunks
-    std::vector<std::uint32_t> chunk_search_us;   ///< per chunk, in order
-    std::vector<std::uint32_t> chunk_resolve_us;  ///< the resolver's own time per chunk, in order
-};
-
 struct PipelineResult {
     std::uint64_t in_bytes = 0;
     std::uint64_t out_bytes = 0;
-    PipelineStats stats{};
+    GraphStats stats{};  ///< filled by the parallel graph
 };
 
 /// Compresses everything readable from @p in_fd into @p out_fd through the graph: the

@@ -18,9 +18,11 @@
 #include <iterator>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "flowdeflate/options.hpp"
+#include "flowdeflate/stats.hpp"
 
 namespace flowdeflate {
 
@@ -57,6 +59,16 @@ Result compress(std::span<const std::uint8_t> in, const Sink& sink, const Option
 /// or a cancellation there is no partial output, and @p in is never modified.  Memory is
 /// bounded by the window, not by the file.
 Result compress_file(const std::filesystem::path& in, const std::filesystem::path& out, const Options& options = {});
+
+/// Compresses everything readable from the file descriptor @p in_fd (a file, a pipe) into
+/// @p out_fd; messages name them @p in_name and @p out_name.  Neither is closed.  Without
+/// Options::arena the call reads and writes on two I/O threads of its own, so a blocked
+/// read or write never holds a worker; with one, the calling thread reads and the arena
+/// compresses and writes.  Memory is bounded by the window, not by the input.  @p stats,
+/// when given, receives the parallel graph's counters (its `parallel` stays false when
+/// the parallel graph did not run on I/O threads).
+Result compress_fd(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
+                   const Options& options = {}, GraphStats* stats = nullptr);
 
 // ---- streaming ----------------------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 //
 //   core.hpp      formats, levels, flowdeflate::Error, the one-thread Compressor, versions
 //   options.hpp   flowdeflate::Options (level, format, threads or arena, chunk, windows...)
-//   compress.hpp  one-shot, file and streaming compression; decompression
+//   compress.hpp  one-shot, file, file-descriptor and streaming compression; decompression
+//   stats.hpp     what a run of the parallel graph did (compress_fd() fills it)
 //   flow.hpp      flowdeflate::flow::compress_node, for an application's own flow graph
 //
 // The algorithm and every decision in it are libdeflate's (Eric Biggers, MIT licence);
@@ -13,3 +14,4 @@
 #include "flowdeflate/core.hpp"
 #include "flowdeflate/flow.hpp"
 #include "flowdeflate/options.hpp"
+#include "flowdeflate/stats.hpp"

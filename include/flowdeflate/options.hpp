@@ -18,6 +18,14 @@
 
 namespace flowdeflate {
 
+/// The bounds Options::validate() enforces (levels: kMinLevel..kMaxLevel, core.hpp).  The
+/// command line checks its flags against them too, so that its messages name its flags.
+inline constexpr int kMaxThreads = 4096;  ///< also for search_concurrency and code_concurrency
+inline constexpr std::size_t kMinChunkSize = 4096;
+inline constexpr std::size_t kMaxChunkSize = std::size_t(1) << 30;
+inline constexpr int kMaxAhead = 1 << 16;
+inline constexpr int kMaxRing = 1 << 20;
+
 struct Options {
     /// 0 (stored) .. 12; 6 is libdeflate's default.
     int level = kDefaultLevel;
@@ -28,12 +36,12 @@ struct Options {
     bool sequential = false;
     /// Worker threads when no arena is given (0: all cores).  More than the cores is allowed.
     int threads = 0;
-    /// Run on the caller's arena: the call then creates no threads of its own (the
-    /// command line's file path uses two I/O threads; library calls given an arena read
-    /// and write on the calling thread and the arena's workers).  Not owned.
+    /// Run on the caller's arena: the call then creates no threads of its own
+    /// (compress_fd() and compress_file() read on the calling thread and write on the
+    /// arena's workers; without an arena they use two I/O threads).  Not owned.
     tbb::task_arena* arena = nullptr;
 
-    /// Input per Search task, at least 4096 bytes.
+    /// Input per Search task, kMinChunkSize (4 KiB) .. kMaxChunkSize (1 GiB).
     std::size_t chunk_size = std::size_t(1) << 20;
     /// Chunks searched ahead of the resolver (0: threads + 4).
     int ahead = 0;
@@ -53,7 +61,8 @@ struct Options {
     /// output bytes produced so far (after each output segment of about 1 MiB).
     std::function<void(std::uint64_t in, std::uint64_t out)> progress;
 
-    /// Throws flowdeflate::Error naming the first invalid field and what is allowed.
+    /// Throws flowdeflate::Error naming the first invalid field (as "Options::ring") and
+    /// what it allows.
     void validate() const;
     /// True when the call will run the parallel graph (levels 1-9, not sequential).
     [[nodiscard]] bool parallel() const noexcept;

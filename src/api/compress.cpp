@@ -9,8 +9,9 @@
 //     thread waits for the graph inside the arena (helping it) until the graph is idle,
 //     which frees everything but the last block's history.  No thread is created and no
 //     worker ever blocks, whatever the arena's concurrency;
-//   - a file: the command line's graph (I/O threads), or, given an arena, a stream object
-//     fed by the calling thread.
+//   - a file descriptor (compress_fd(), which compress_file() and the command line use):
+//     the graph with reader and writer I/O threads (graph/pipeline.hpp), or, given an
+//     arena, a stream object fed by the calling thread.
 // Sequential levels (0, 10-12, or Options::sequential) run the core: on the calling
 // thread for a buffer, and as one arena task that waits for write() for a stream.
 #include <fcntl.h>
@@ -25,12 +26,14 @@
 #include <mutex>
 #include <optional>
 
-#include "graph/arena.hpp"
-#include "api/file_output.hpp"
 #include "core/deflate_compressor.hpp"
 #include "flowdeflate/compress.hpp"
+#include "graph/arena.hpp"
 #include "graph/chunk_graph.hpp"
 #include "graph/pipeline.hpp"
+#include "io/fd.hpp"
+#include "io/fd_sink.hpp"
+#include "io/file_output.hpp"
 
 namespace flowdeflate {
 namespace {
@@ -51,7 +54,7 @@ public:
     UserSink(const Sink& sink, const Options& options, std::function<std::uint64_t()> in_bytes)
         : sink_(sink), options_(options), in_bytes_(std::move(in_bytes)) {}
     void write(std::vector<u8>&& segment) override {
-        graph::check_cancelled(static_cast<const graph::PipelineOptions&>(options_));
+        graph::check_cancelled(options_);
         sink_(segment);
         out_bytes_ += segment.size();
         if (options_.progress) options_.progress(in_bytes_(), out_bytes_);
@@ -160,142 +163,30 @@ std::size_t compress(std::span<const std::uint8_t> in, std::span<std::uint8_t> o
 }
 
 // ---- streaming -----------------------------------------------------------------------------
+//
+// Two cases behind one interface, chosen once when the stream is made.  Both copy
+// write()'s bytes into a fed InputWindow; they differ in who takes them out and in how
+// write() makes room when the window is full:
+//   - Parallel (levels 1-9): the graph lives as long as the stream; write() puts in every
+//     chunk job whose bytes are present, and helps the graph until it is idle for room;
+//   - Sequential (0, 10-12, Options::sequential): the core pulls its input
+//     (InputStream::ensure()), so it runs as one arena task, and write() waits for room.
 
 struct StreamCompressor::Impl {
-    graph::PipelineOptions po;
-    Sink sink;
-    graph::ArenaUse arena;
-    graph::InputWindow window;
-    std::unique_ptr<UserSink> user;
-    std::uint64_t written = 0;
-    bool finished = false;
-    std::size_t capacity = 0;  // input the window may hold
+    class Parallel;
+    class Sequential;
 
-    // Parallel levels: the graph lives as long as the stream.
-    std::optional<graph::ParallelShape> shape;
-    std::unique_ptr<core::SegmentedOutput> output;
-    std::unique_ptr<graph::Failure> failure;
-    std::unique_ptr<tbb::flow::graph> g;
-    std::unique_ptr<graph::ChunkGraph> chunks;
-    std::unique_ptr<parallel::Chunker> chunker;
-
-    // Sequential levels: one arena task runs the core over the window.
-    std::mutex mutex;
-    std::condition_variable done_cv;
-    bool task_done = false;
-    std::exception_ptr task_error;
-    std::unique_ptr<core::DeflateCompressor> compressor;
-
-    Impl(const Options& options, Sink s)
-        : po(pipeline_options(options)), sink(std::move(s)), arena(po), window("(stream)", po.window) {
-        if (po.parallel()) {
-            shape = graph::parallel_shape(po, arena.threads());
-            capacity = shape->slack() + core::kWindowSize + po.window.release_step;
-            failure = std::make_unique<graph::Failure>();
-            user = std::make_unique<UserSink>(sink, po, [this] { return chunks->in_bytes(); });
-            output = std::make_unique<core::SegmentedOutput>(*user, po.segment_size);
-            chunker = std::make_unique<parallel::Chunker>(window.begin(), shape->chunk_size);
-            arena.get().execute([&] {
-                g = std::make_unique<tbb::flow::graph>();
-                chunks = std::make_unique<graph::ChunkGraph>(
-                    *g, po, *shape, *output, *failure,
-                    graph::ChunkGraph::Hooks{{}, [this](std::size_t done) { window.release_behind(done); }});
-            });
-        } else {
-            capacity = core::kWindowSize + core::kStreamLookahead + core::kSoftMaxBlockLength +
-                       po.window.release_step + po.window.ahead;
-            user = std::make_unique<UserSink>(sink, po, [this] { return window.bytes_read(); });
-            compressor = std::make_unique<core::DeflateCompressor>(po.level);
-            // enqueue(): runs even on an arena whose only slot the caller holds.
-            arena.get().enqueue([this] {
-                std::exception_ptr error;
-                try {
-                    graph::CancellableInput cancellable(window, po);
-                    compressor->compress_stream(cancellable, *user, po.format, po.segment_size);
-                } catch (...) {
-                    error = std::current_exception();
-                    window.cancel();  // wakes a write() waiting for room
-                }
-                std::lock_guard lock(mutex);
-                task_error = error;
-                task_done = true;
-                done_cv.notify_all();
-            });
-        }
-    }
-
-    ~Impl() {
-        if (chunks) {
-            // Let the graph run dry; an abandoned stream fails it first, so that it drains fast.
-            if (!finished) failure->fail(std::make_exception_ptr(Cancelled("the stream was abandoned")));
-            arena.get().execute([&] {
-                g->wait_for_all();
-                chunks.reset();
-                g.reset();
-            });
-        } else if (compressor) {
-            window.cancel();
-            wait_task();
-        }
-    }
-
-    void wait_task() {
-        std::unique_lock lock(mutex);
-        done_cv.wait(lock, [&] { return task_done; });
-    }
-
-    // Puts in every job whose input is present (parallel).
-    void submit() {
-        const u8* present = window.present_end();
-        const bool ended = window.ended();
-        while (!chunker->done()) {
-            const std::optional<parallel::ChunkJob> job = chunker->next_from(present, ended);
-            if (!job) break;
-            arena.get().execute([&] { chunks->input().try_put(*job); });
-        }
-    }
-
-    // Helps the graph until it is idle (parallel).
-    void drain() {
-        arena.get().execute([&] { g->wait_for_all(); });
-        failure->rethrow();
-    }
-
-    void check_task() {
-        std::lock_guard lock(mutex);
-        if (task_error) std::rethrow_exception(task_error);
-    }
+    /// @p in_bytes: the input the output delivered so far stands for (for progress).
+    Impl(const graph::PipelineOptions& options, Sink s, std::function<std::uint64_t()> in_bytes)
+        : po(options), sink(std::move(s)), arena(po), window("(stream)", po.window), user(sink, po, std::move(in_bytes)) {}
+    virtual ~Impl() = default;
+    Impl(const Impl&) = delete;
+    Impl& operator=(const Impl&) = delete;
 
     void write(std::span<const u8> data) {
         if (finished) throw Error("StreamCompressor: write() after finish()");
         graph::check_cancelled(po);
-        bool drained = false;  // the graph went idle since the window last took bytes
-        while (!data.empty()) {
-            std::size_t n = 0;
-            try {
-                n = window.append(data.data(), data.size(), capacity);
-            } catch (...) {
-                if (!chunks) check_task();  // the compressor's own error first
-                throw;
-            }
-            data = data.subspan(n);
-            written += n;
-            if (chunks) {
-                submit();
-                if (n == 0) {
-                    if (drained) throw Error("StreamCompressor: the input window did not drain (a bug)");
-                    drain();
-                }
-                drained = n == 0;
-            } else if (n == 0) {
-                window.wait_for_room(capacity);
-                check_task();
-            }
-        }
-        if (chunks)
-            failure->rethrow();
-        else
-            check_task();
+        feed(data);
     }
 
     Result finish() {
@@ -303,58 +194,226 @@ struct StreamCompressor::Impl {
         finished = true;
         window.end_input();
         Result r;
-        if (chunks) {
-            submit();
-            drain();
-            r.in_bytes = chunks->in_bytes();
-            if (!chunks->finished()) throw Error("StreamCompressor: the stream did not finish (a bug)");
-        } else {
-            wait_task();
-            check_task();
-            r.in_bytes = written;
-        }
-        r.out_bytes = user->out_bytes();
+        r.in_bytes = finish_input();
+        r.out_bytes = user.out_bytes();
         return r;
     }
+
+    graph::PipelineOptions po;
+    Sink sink;
+    graph::ArenaUse arena;
+    graph::InputWindow window;
+    UserSink user;
+    std::uint64_t written = 0;  // input taken by write()
+    bool finished = false;
+
+protected:
+    /// Copies all of @p data into the window, making room as the case does.
+    virtual void feed(std::span<const u8> data) = 0;
+    /// Delivers the rest of the output after the input has ended; returns the input size.
+    virtual std::uint64_t finish_input() = 0;
 };
 
-StreamCompressor::StreamCompressor(const Options& options, Sink sink)
-    : impl_(std::make_unique<Impl>(options, std::move(sink))) {}
+class StreamCompressor::Impl::Parallel final : public StreamCompressor::Impl {
+public:
+    Parallel(const graph::PipelineOptions& options, Sink s)
+        : Impl(options, std::move(s), [this] { return chunks_->in_bytes(); }),
+          shape_(graph::parallel_shape(po, arena.threads())),
+          capacity_(shape_.slack() + core::kWindowSize + po.window.release_step),
+          output_(user, po.segment_size),
+          chunker_(window.begin(), shape_.chunk_size) {
+        arena.get().execute([&] {
+            g_ = std::make_unique<tbb::flow::graph>();
+            chunks_ = std::make_unique<graph::ChunkGraph>(
+                *g_, po, shape_, output_, failure_,
+                graph::ChunkGraph::Hooks{{}, [this](std::size_t done) { window.release_behind(done); }});
+        });
+    }
+
+    ~Parallel() override {
+        // Let the graph run dry; an abandoned stream fails it first, so that it drains fast.
+        if (!finished) failure_.fail(std::make_exception_ptr(Cancelled("the stream was abandoned")));
+        arena.get().execute([&] {
+            g_->wait_for_all();
+            chunks_.reset();
+            g_.reset();
+        });
+    }
+
+private:
+    void feed(std::span<const u8> data) override {
+        bool drained = false;  // the graph went idle since the window last took bytes
+        while (!data.empty()) {
+            const std::size_t n = window.append(data.data(), data.size(), capacity_);
+            data = data.subspan(n);
+            written += n;
+            submit();
+            if (n == 0) {
+                if (drained) throw Error("StreamCompressor: the input window did not drain (a bug)");
+                drain();
+            }
+            drained = n == 0;
+        }
+        failure_.rethrow();
+    }
+
+    std::uint64_t finish_input() override {
+        submit();
+        drain();
+        if (!chunks_->finished()) throw Error("StreamCompressor: the stream did not finish (a bug)");
+        return chunks_->in_bytes();
+    }
+
+    // Puts in every job whose input is present.
+    void submit() {
+        const u8* present = window.present_end();
+        const bool ended = window.ended();
+        while (!chunker_.done()) {
+            const std::optional<parallel::ChunkJob> job = chunker_.next_from(present, ended);
+            if (!job) break;
+            arena.get().execute([&] { chunks_->input().try_put(*job); });
+        }
+    }
+
+    // Helps the graph until it is idle, which frees all input but the last block's history.
+    void drain() {
+        arena.get().execute([&] { g_->wait_for_all(); });
+        failure_.rethrow();
+    }
+
+    const graph::ParallelShape shape_;
+    const std::size_t capacity_;  // input the window may hold
+    core::SegmentedOutput output_;
+    parallel::Chunker chunker_;
+    graph::Failure failure_;
+    std::unique_ptr<tbb::flow::graph> g_;  // made inside the arena
+    std::unique_ptr<graph::ChunkGraph> chunks_;
+};
+
+class StreamCompressor::Impl::Sequential final : public StreamCompressor::Impl {
+public:
+    Sequential(const graph::PipelineOptions& options, Sink s)
+        : Impl(options, std::move(s), [this] { return window.bytes_read(); }),
+          capacity_(core::kWindowSize + core::kStreamLookahead + core::kSoftMaxBlockLength + po.window.release_step +
+                    po.window.ahead),
+          compressor_(po.level) {
+        // enqueue(): runs even on an arena whose only slot the caller holds.
+        arena.get().enqueue([this] { run(); });
+    }
+
+    ~Sequential() override {
+        window.cancel();
+        wait_task();
+    }
+
+private:
+    void run() {
+        std::exception_ptr error;
+        try {
+            graph::CancellableInput cancellable(window, po);
+            compressor_.compress_stream(cancellable, user, po.format, po.segment_size);
+        } catch (...) {
+            error = std::current_exception();
+            window.cancel();  // wakes a write() waiting for room
+        }
+        std::lock_guard lock(mutex_);
+        task_error_ = error;
+        task_done_ = true;
+        done_cv_.notify_all();
+    }
+
+    void feed(std::span<const u8> data) override {
+        while (!data.empty()) {
+            std::size_t n = 0;
+            try {
+                n = window.append(data.data(), data.size(), capacity_);
+            } catch (...) {
+                check_task();  // the compressor's own error first
+                throw;
+            }
+            data = data.subspan(n);
+            written += n;
+            if (n == 0) {
+                window.wait_for_room(capacity_);
+                check_task();
+            }
+        }
+        check_task();
+    }
+
+    std::uint64_t finish_input() override {
+        wait_task();
+        check_task();
+        return written;
+    }
+
+    void wait_task() {
+        std::unique_lock lock(mutex_);
+        done_cv_.wait(lock, [&] { return task_done_; });
+    }
+
+    void check_task() {
+        std::lock_guard lock(mutex_);
+        if (task_error_) std::rethrow_exception(task_error_);
+    }
+
+    const std::size_t capacity_;  // input the window may hold
+    core::DeflateCompressor compressor_;
+    std::mutex mutex_;
+    std::condition_variable done_cv_;
+    bool task_done_ = false;
+    std::exception_ptr task_error_;
+};
+
+StreamCompressor::StreamCompressor(const Options& options, Sink sink) {
+    const graph::PipelineOptions po = pipeline_options(options);
+    if (po.parallel())
+        impl_ = std::make_unique<Impl::Parallel>(po, std::move(sink));
+    else
+        impl_ = std::make_unique<Impl::Sequential>(po, std::move(sink));
+}
 StreamCompressor::~StreamCompressor() = default;
 
 void StreamCompressor::write(std::span<const std::uint8_t> data) { impl_->write(data); }
 Result StreamCompressor::finish() { return impl_->finish(); }
 std::uint64_t StreamCompressor::in_bytes() const noexcept { return impl_->written; }
-std::uint64_t StreamCompressor::out_bytes() const noexcept { return impl_->user->out_bytes(); }
+std::uint64_t StreamCompressor::out_bytes() const noexcept { return impl_->user.out_bytes(); }
 
-// ---- files ---------------------------------------------------------------------------------
+// ---- file descriptors and files -----------------------------------------------------------
 
-Result compress_file(const std::filesystem::path& in, const std::filesystem::path& out, const Options& options) {
+Result compress_fd(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
+                   const Options& options, GraphStats* stats) {
     const graph::PipelineOptions po = pipeline_options(options);
     graph::check_cancelled(po);
-    api::Fd in_fd(::open(in.c_str(), O_RDONLY | O_CLOEXEC));
+    if (stats) *stats = {};
+    if (!po.arena) {
+        const graph::PipelineResult r = graph::compress_fd(in_fd, in_name, out_fd, out_name, po);
+        if (stats) *stats = r.stats;
+        return {r.in_bytes, r.out_bytes};
+    }
+    // No threads of our own: this thread reads, the arena compresses and writes.
+    StreamCompressor stream(po, io::fd_sink(out_fd, out_name));
+    std::vector<u8> buf(1u << 20);
+    for (;;) {
+        const ssize_t n = ::read(in_fd, buf.data(), buf.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw Error(in_name + ": read error: " + std::strerror(errno));
+        if (n == 0) break;
+        stream.write({buf.data(), std::size_t(n)});
+    }
+    return stream.finish();
+}
+
+Result compress_file(const std::filesystem::path& in, const std::filesystem::path& out, const Options& options) {
+    options.validate();
+    graph::check_cancelled(options);
+    io::Fd in_fd(::open(in.c_str(), O_RDONLY | O_CLOEXEC));
     if (in_fd.get() < 0) throw Error(in.string() + ": " + std::strerror(errno));
     struct stat st {};
     if (::fstat(in_fd.get(), &st) != 0) throw Error(in.string() + ": " + std::strerror(errno));
     if (S_ISDIR(st.st_mode)) throw Error(in.string() + ": is a directory");
-    api::FileOutput output(out, st.st_mode & 07777);
-    Result result;
-    if (!po.arena) {
-        const graph::PipelineResult r = graph::compress_fd(in_fd.get(), in.string(), output.fd(), out.string(), po);
-        result = {r.in_bytes, r.out_bytes};
-    } else {
-        // No threads of our own: this thread reads, the arena compresses and writes.
-        StreamCompressor stream(po, api::fd_sink(output.fd(), out.string()));
-        std::vector<u8> buf(1u << 20);
-        for (;;) {
-            const ssize_t n = ::read(in_fd.get(), buf.data(), buf.size());
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0) throw Error(in.string() + ": read error: " + std::strerror(errno));
-            if (n == 0) break;
-            stream.write({buf.data(), std::size_t(n)});
-        }
-        result = stream.finish();
-    }
+    io::FileOutput output(out, st.st_mode & 07777);
+    const Result result = compress_fd(in_fd.get(), in.string(), output.fd(), out.string(), options);
     output.commit();
     return result;
 }

@@ -13,9 +13,11 @@
 #include <cstring>
 #include <memory>
 
-#include "api/file_output.hpp"
 #include "flowdeflate/compress.hpp"
-#include "graph/fd_io.hpp"
+#include "io/fd.hpp"
+#include "io/fd_io.hpp"
+#include "io/fd_sink.hpp"
+#include "io/file_output.hpp"
 
 namespace flowdeflate {
 namespace {
@@ -92,18 +94,18 @@ Bytes decompress(std::span<const std::uint8_t> in, Format format) {
 }
 
 Result decompress_file(const std::filesystem::path& in, const std::filesystem::path& out, Format format) {
-    api::Fd fd(::open(in.c_str(), O_RDONLY | O_CLOEXEC));
+    io::Fd fd(::open(in.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) throw Error(in.string() + ": " + std::strerror(errno));
     struct stat st {};
     if (::fstat(fd.get(), &st) != 0) throw Error(in.string() + ": " + std::strerror(errno));
     if (!S_ISREG(st.st_mode)) throw Error(in.string() + ": not a regular file");
     Bytes data;
-    if (!graph::read_all(fd.get(), data)) throw Error(in.string() + ": read error: " + std::strerror(errno));
-    api::FileOutput output(out, st.st_mode & 07777);
+    if (!io::read_all(fd.get(), data)) throw Error(in.string() + ": read error: " + std::strerror(errno));
+    io::FileOutput output(out, st.st_mode & 07777);
     Result r;
     try {
-        r = decompress(data, api::fd_sink(output.fd(), out.string()), format);
-    } catch (const api::WriteError&) {
+        r = decompress(data, io::fd_sink(output.fd(), out.string()), format);
+    } catch (const io::WriteError&) {
         throw;
     } catch (const Error& e) {
         throw Error(in.string() + ": " + e.what());

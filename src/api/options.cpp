@@ -1,5 +1,6 @@
-// options.cpp - Options::validate(): the one place that says what each option allows
-// (the command line reports these messages as they are).
+// options.cpp - Options::validate(): the one place that says what each option allows.
+// Messages name the Options field, since a library caller sets fields, not flags; the
+// command line checks its flags against the same bounds (options.hpp) and names its flags.
 #include <string>
 
 #include "flowdeflate/options.hpp"
@@ -9,41 +10,32 @@
 namespace flowdeflate {
 
 namespace {
-constexpr int kMaxThreads = 4096;
-constexpr std::size_t kMaxChunk = std::size_t(1) << 30;
-constexpr int kMaxAhead = 1 << 16;
-constexpr int kMaxRing = 1 << 20;
-
-void check(bool ok, const std::string& message) {
-    if (!ok) throw Error(message);
+void check(bool ok, const char* field, const std::string& value, const std::string& allowed) {
+    if (!ok) throw Error(std::string("Options::") + field + " " + value + " is not allowed (" + allowed + ")");
 }
 }  // namespace
 
 bool Options::parallel() const noexcept { return !sequential && core::level_is_parallel(level); }
 
 void Options::validate() const {
-    check(level >= kMinLevel && level <= kMaxLevel,
-          "compression level " + std::to_string(level) + " is not allowed (0..12)");
-    check(format == Format::gzip || format == Format::zlib || format == Format::deflate,
-          "unknown format (gzip, zlib or deflate)");
-    check(threads >= 0 && threads <= kMaxThreads,
-          "thread count " + std::to_string(threads) + " is not allowed (1.." + std::to_string(kMaxThreads) +
-              ", or 0 for all cores)");
-    check(chunk_size >= 4096 && chunk_size <= kMaxChunk,
-          "chunk size " + std::to_string(chunk_size) + " is not allowed (4096 bytes .. 1 GiB)");
-    check(ahead >= 0 && ahead <= kMaxAhead,
-          "--ahead " + std::to_string(ahead) + " is not allowed (1.." + std::to_string(kMaxAhead) +
-              ", or 0 for threads + 4)");
-    check(ring >= 1 && ring <= kMaxRing,
-          "--ring " + std::to_string(ring) + " is not allowed (1.." + std::to_string(kMaxRing) + ")");
-    check(tracks == Tracks::automatic || tracks == Tracks::history || tracks == Tracks::all,
-          "unknown track mode (auto, history or all)");
-    check(search_concurrency >= 0 && search_concurrency <= kMaxThreads,
-          "search concurrency " + std::to_string(search_concurrency) + " is not allowed (1.." +
-              std::to_string(kMaxThreads) + ", or 0 for the thread count)");
-    check(code_concurrency >= 0 && code_concurrency <= kMaxThreads,
-          "code concurrency " + std::to_string(code_concurrency) + " is not allowed (1.." +
-              std::to_string(kMaxThreads) + ", or 0 for the thread count)");
+    using std::to_string;
+    check(level >= kMinLevel && level <= kMaxLevel, "level", to_string(level),
+          to_string(kMinLevel) + ".." + to_string(kMaxLevel));
+    check(format == Format::gzip || format == Format::zlib || format == Format::deflate, "format",
+          to_string(int(format)), "Format::gzip, zlib or deflate");
+    check(threads >= 0 && threads <= kMaxThreads, "threads", to_string(threads),
+          "1.." + to_string(kMaxThreads) + ", or 0 for all cores");
+    check(chunk_size >= kMinChunkSize && chunk_size <= kMaxChunkSize, "chunk_size", to_string(chunk_size),
+          to_string(kMinChunkSize) + " bytes .. 1 GiB");
+    check(ahead >= 0 && ahead <= kMaxAhead, "ahead", to_string(ahead),
+          "1.." + to_string(kMaxAhead) + ", or 0 for threads + 4");
+    check(ring >= 1 && ring <= kMaxRing, "ring", to_string(ring), "1.." + to_string(kMaxRing));
+    check(tracks == Tracks::automatic || tracks == Tracks::history || tracks == Tracks::all, "tracks",
+          to_string(int(tracks)), "Tracks::automatic, history or all");
+    check(search_concurrency >= 0 && search_concurrency <= kMaxThreads, "search_concurrency",
+          to_string(search_concurrency), "1.." + to_string(kMaxThreads) + ", or 0 for the thread count");
+    check(code_concurrency >= 0 && code_concurrency <= kMaxThreads, "code_concurrency",
+          to_string(code_concurrency), "1.." + to_string(kMaxThreads) + ", or 0 for the thread count");
 }
 
 }  // namespace flowdeflate

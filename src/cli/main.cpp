@@ -1,9 +1,12 @@
 // main.cpp - flowdeflate, the command line: a drop-in for libdeflate's gzip program.
 //
-// Compression streams every file (and standard input) through the flow graph in
-// graph/pipeline.hpp, so memory does not depend on the input size, and writes bytes
-// identical to libdeflate's gzip at the same level.  Decompression and testing use
-// libdeflate's decompressor on the whole compressed file, member by member.
+// Like libdeflate's programs/gzip.c, the command line is a user of the library: it uses
+// only the public API (include/flowdeflate/) and the file-descriptor helpers in src/io/
+// that the library uses too.  Compression streams every file (and standard input) through
+// compress_fd() (the flow graph with reader and writer I/O threads), so memory does not
+// depend on the input size, and writes bytes identical to libdeflate's gzip at the same
+// level.  Decompression and testing use libdeflate's decompressor on the whole compressed
+// file, member by member.
 //
 // Files are never damaged: output goes to a temporary file in the same directory, which
 // is renamed over the final name only when complete (and removed on any error or on
@@ -30,10 +33,11 @@
 #include <fmt/ranges.h>
 
 #include "cli/options.hpp"
-#include "api/file_output.hpp"
 #include "flowdeflate/compress.hpp"
-#include "graph/fd_io.hpp"
-#include "graph/pipeline.hpp"
+#include "flowdeflate/stats.hpp"
+#include "io/fd_io.hpp"
+#include "io/fd_sink.hpp"
+#include "io/file_output.hpp"
 
 namespace flowdeflate::cli {
 namespace {
@@ -69,13 +73,14 @@ void install_signal_handlers() {
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, remove_temp_and_die);
 }
 
-// The library's FileOutput, with its temporary name published to the signal handler.
+// io::FileOutput (the library's file calls use it too), with its temporary name
+// published to the signal handler.
 class TempOutput {
 public:
     /// Creates a temporary file beside @p final_path.  False: error printed.
     bool create(const std::string& final_path) {
         try {
-            file_ = std::make_unique<api::FileOutput>(final_path, 0600);
+            file_ = std::make_unique<io::FileOutput>(final_path, 0600);
         } catch (const Error& e) {
             error(e.what());
             return false;
@@ -111,7 +116,7 @@ public:
     }
 
 private:
-    std::unique_ptr<api::FileOutput> file_;
+    std::unique_ptr<io::FileOutput> file_;
 };
 
 // As libdeflate's gzip: a symbolic link is followed only with -f or -c (it would otherwise
@@ -169,17 +174,16 @@ private:
 // ---- compression --------------------------------------------------------------------------
 
 // The graph's counters of the last file, for -v.
-graph::PipelineStats g_last_stats;
+GraphStats g_last_stats;
 
 // Appends one JSON line with the parallel graph's counters (see scripts/parallel-table).
-void write_stats(const std::string& path, const std::string& name, int level, const graph::PipelineResult& r) {
+void write_stats(const std::string& path, const std::string& name, int level, const Result& r, const GraphStats& s) {
     FILE* f = std::fopen(path.c_str(), "a");
     if (!f) {
         fmt::print(stderr, "flowdeflate: {}: cannot write statistics: {}\n", path, std::strerror(errno));
         return;
     }
-    const graph::PipelineStats& s = r.stats;
-    const parallel::ResolverStats& rs = s.resolver;
+    const ResolverStats& rs = s.resolver;
     std::string quoted;
     for (const char c : name) {
         if (c == '"' || c == '\\') quoted += '\\';
@@ -201,16 +205,14 @@ void write_stats(const std::string& path, const std::string& name, int level, co
 
 Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
                    std::uint64_t size_hint, std::uint64_t& in_bytes, std::uint64_t& out_bytes) {
-    graph::PipelineOptions po;
-    static_cast<flowdeflate::Options&>(po) = o;
+    flowdeflate::Options library = o;  // the library's part of the command line's options
     Progress progress(o, size_hint);
-    po.progress = [&](std::uint64_t in, std::uint64_t out) { progress.update(in, out); };
+    library.progress = [&](std::uint64_t in, std::uint64_t out) { progress.update(in, out); };
     try {
-        const graph::PipelineResult r = graph::compress_fd(in_fd, in_name, out_fd, out_name, po);
+        const Result r = flowdeflate::compress_fd(in_fd, in_name, out_fd, out_name, library, &g_last_stats);
         in_bytes = r.in_bytes;
         out_bytes = r.out_bytes;
-        g_last_stats = r.stats;
-        if (!o.stats_file.empty() && r.stats.parallel) write_stats(o.stats_file, in_name, o.level, r);
+        if (!o.stats_file.empty() && g_last_stats.parallel) write_stats(o.stats_file, in_name, o.level, r, g_last_stats);
     } catch (const std::bad_alloc&) {
         return error(in_name + ": out of memory (try fewer --threads or a smaller --chunk)");
     } catch (const std::exception& e) {
@@ -225,9 +227,9 @@ void report(const Options& o, const std::string& name, std::uint64_t in, std::ui
     const double ratio = in ? 100.0 * (1.0 - double(out) / double(in)) : 0.0;
     fmt::print(stderr, "{}: {:.1f}% -- {} ({} -> {} bytes, {:.1f} MB/s, peak memory {:.1f} MiB)\n", name, ratio,
                what, in, out, double(in) / 1e6 / std::max(secs, 1e-6), peak_rss_mib());
-    const graph::PipelineStats& s = g_last_stats;
+    const GraphStats& s = g_last_stats;
     if (o.decompress || !s.parallel) return;
-    const parallel::ResolverStats& r = s.resolver;
+    const ResolverStats& r = s.resolver;
     const auto ms = [](std::uint64_t ns) { return double(ns) / 1e6; };
     fmt::print(stderr,
                "  parallel graph: {} threads, chunk {} bytes, ahead {}, ring {}\n"
@@ -297,16 +299,16 @@ Status compress_one(const Options& o, const std::string& path) {
 
 // ---- decompression and testing -----------------------------------------------------------
 
-using graph::read_all;
+using io::read_all;
 
 /// Decompresses @p in (every member, for gzip) into @p out_fd, or only checks it when
 /// out_fd < 0.
 Status decompress_members(const Options& o, const std::uint8_t* in, std::size_t n, const std::string& name,
                           int out_fd, const std::string& out_name, std::uint64_t& out_total) {
     try {
-        const Sink sink = out_fd >= 0 ? api::fd_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
+        const Sink sink = out_fd >= 0 ? io::fd_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
         out_total = decompress({in, n}, sink, o.format).out_bytes;
-    } catch (const api::WriteError& e) {
+    } catch (const io::WriteError& e) {
         return error(e.what());
     } catch (const Error& e) {
         return error(name + ": " + e.what());

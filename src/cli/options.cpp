@@ -98,6 +98,18 @@ bool parse_int(std::string_view s, int& out) {
     return true;
 }
 
+// A count of 1 .. @p max (the library's bound for the field the flag sets).
+bool parse_count(std::string_view s, int max, int& out) {
+    int v;
+    if (!parse_int(s, v) || v < 1 || v > max) return false;
+    out = v;
+    return true;
+}
+
+std::string thread_count_error(std::string_view value) {
+    return "invalid thread count: \"" + std::string(value) + "\" (1.." + std::to_string(kMaxThreads) + ")";
+}
+
 }  // namespace
 
 ParseResult parse_options(int argc, char** argv) {
@@ -160,10 +172,10 @@ ParseResult parse_options(int argc, char** argv) {
                 o.suffix = std::string(value);
                 suffix_given = true;
             } else if (name == "threads") {
-                if (!take_value() || !parse_int(value, o.threads) || o.threads < 1)
-                    return fail("invalid thread count: \"" + std::string(value) + "\" (1..4096)");
+                if (!take_value() || !parse_count(value, kMaxThreads, o.threads)) return fail(thread_count_error(value));
             } else if (name == "chunk") {
-                if (!take_value() || !parse_size(value, o.chunk_size) || o.chunk_size < 4096)
+                if (!take_value() || !parse_size(value, o.chunk_size) || o.chunk_size < kMinChunkSize ||
+                    o.chunk_size > kMaxChunkSize)
                     return fail("invalid chunk size (4096 bytes .. 1 GiB; K and M suffixes): \"" +
                                 std::string(value) + "\"");
             } else if (name == "format") {
@@ -178,8 +190,10 @@ ParseResult parse_options(int argc, char** argv) {
                               : name == "ring" ? o.ring
                               : name == "search-concurrency" ? o.search_concurrency
                                                              : o.code_concurrency;
-                if (!take_value() || !parse_int(value, target) || target < 1)
-                    return fail("invalid value for --" + std::string(name) + ": \"" + std::string(value) + "\"");
+                const int max = name == "ahead" ? kMaxAhead : name == "ring" ? kMaxRing : kMaxThreads;
+                if (!take_value() || !parse_count(value, max, target))
+                    return fail("invalid value for --" + std::string(name) + ": \"" + std::string(value) + "\" (1.." +
+                                std::to_string(max) + ")");
             } else if (name == "stats") {
                 if (!take_value() || value.empty()) return fail("option --stats needs a file name");
                 o.stats_file = std::string(value);
@@ -243,8 +257,8 @@ ParseResult parse_options(int argc, char** argv) {
                     if (!rest_or_next(v)) return fail(std::string("option -") + ch + " needs a value");
                     if (ch == 'L') {
                         if (!set_level(v)) return fail("invalid compression level: \"" + v + "\"");
-                    } else if (!parse_int(v, o.threads) || o.threads < 1) {
-                        return fail("invalid thread count: \"" + v + "\"");
+                    } else if (!parse_count(v, kMaxThreads, o.threads)) {
+                        return fail(thread_count_error(v));
                     }
                     break;
                 }
@@ -257,6 +271,8 @@ ParseResult parse_options(int argc, char** argv) {
         return {std::nullopt, 1};
     }
     if (!suffix_given) o.suffix = o.format == Format::zlib ? ".zz" : o.format == Format::deflate ? ".deflate" : ".gz";
+    // Every flag was checked against the library's bounds above, in the flag's own words;
+    // this catches only what a new flag's check would miss (its message names the Options field).
     try {
         o.validate();
     } catch (const Error& e) {

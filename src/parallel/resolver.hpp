@@ -13,26 +13,15 @@
 #include <functional>
 #include <memory>
 
+#include "flowdeflate/stats.hpp"
 #include "parallel/resolved_block.hpp"
 #include "parallel/track.hpp"
 #include "parallel/track_plan.hpp"
 
 namespace flowdeflate::parallel {
 
-struct ResolverStats {
-    std::uint64_t chunks = 0;
-    std::uint64_t blocks = 0;
-    std::uint64_t steps_followed = 0;
-    std::uint64_t syncs = 0;          ///< times the resolver (re)joined a track
-    std::uint64_t branches = 0;       ///< ... of them onto a branch (Track::Branch)
-    std::uint64_t repairs = 0;        ///< stretches the resolver parsed itself
-    std::uint64_t repair_bytes = 0;
-    std::uint64_t repairs_min_len = 0;  ///< repairs where a track stood at the position, with another min_len
-    std::uint64_t repairs_phase = 0;    ///< repairs where no track had a step at the position
-    std::uint64_t branched_chunks = 0;  ///< chunks searched with branches (TrackPlan::branch_min_lens)
-    std::uint64_t masked_chunks = 0;  ///< chunks searched with step masks (TrackPlan::step_masks)
-    std::uint64_t resolve_ns = 0;  ///< the resolver's own CPU time, emitting excluded
-};
+/// The resolver's counters (public: -v and --stats print them).
+using ResolverStats = ::flowdeflate::ResolverStats;
 
 /// The serial resolver.  Feed it every chunk's tracks in order.
 class Resolver {

@@ -178,6 +178,7 @@ TEST(OptionsValidation, EveryFieldIsChecked) {
         o.validate();
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("0..12"), std::string::npos) << "says what is allowed: " << e.what();
+        EXPECT_NE(std::string(e.what()).find("Options::level"), std::string::npos) << "names the field: " << e.what();
     }
     EXPECT_NO_THROW(Options{}.validate());
 }

@@ -54,7 +54,8 @@ TEST_F(Cli, ParallelOptionsRejectBadValues) {
     write("in.txt", text(1000, 3));
     for (const std::vector<std::string>& args :
          {std::vector<std::string>{"--chunk", "4095", "in.txt"}, {"--chunk", "12x", "in.txt"}, {"--ahead", "0", "in.txt"},
-          {"--ring=-1", "in.txt"}, {"--tracks", "some", "in.txt"}, {"--search-concurrency", "x", "in.txt"}}) {
+          {"--ring=-1", "in.txt"}, {"--ring", "2000000", "in.txt"}, {"--tracks", "some", "in.txt"},
+          {"--search-concurrency", "x", "in.txt"}}) {
         const Result r = fd(args);
         EXPECT_STATUS(r, 1) << args.front();
         EXPECT_NE(r.err.find("invalid"), std::string::npos) << r.err;

@@ -147,7 +147,7 @@ struct GraphConfig {
     std::size_t chunk;
     int ahead;  // 0: default (threads + 4)
     int ring;
-    parallel::TrackMode tracks;
+    Tracks tracks;
 };
 
 std::string describe(const GraphConfig& c) {
@@ -173,7 +173,7 @@ class ParallelGraph : public ::testing::TestWithParam<int> {};
 TEST_P(ParallelGraph, ThreadsChunksWindowsAndRings) {
     const int level = GetParam();
     TempDir dir;
-    using parallel::TrackMode;
+    using TrackMode = Tracks;
     const GraphConfig configs[] = {
         {1, 4 * 1024, 1, 1, TrackMode::automatic},   {2, 64 * 1024, 0, 4096, TrackMode::automatic},
         {3, 1 << 20, 1, 4096, TrackMode::automatic}, {4, 4 << 20, 0, 2, TrackMode::automatic},
@@ -204,7 +204,7 @@ TEST(ParallelGraph, RealFilesFromTheSystem) {
         const Bytes data = testing::read_file(path, 4 * 1024 * 1024);
         for (const int level : {1, 6, 9}) {
             SCOPED_TRACE(path.string() + ", level " + std::to_string(level));
-            EXPECT_TRUE(through_file(data, parallel_options(level, {2, 64 * 1024, 0, 4096, parallel::TrackMode::automatic}),
+            EXPECT_TRUE(through_file(data, parallel_options(level, {2, 64 * 1024, 0, 4096, Tracks::automatic}),
                                      dir) == whole_buffer(data, level));
         }
     }
@@ -227,7 +227,7 @@ TEST(ParallelStress, RandomConfigurations) {
         c.chunk = 4096 + (rng() % 32) * 4096 + (rng() % 2) * 777;
         c.ahead = int(rng() % 6);  // 0: default
         c.ring = 1 + int(rng() % 16);
-        c.tracks = parallel::TrackMode(rng() % 3);
+        c.tracks = Tracks(rng() % 3);
         const Bytes data = testing::generate(kind, size, rng());
         SCOPED_TRACE(describe(c) + ", level " + std::to_string(level) + ", " +
                      std::string(testing::kind_name(kind)) + ", " + std::to_string(size) + " bytes, round " +

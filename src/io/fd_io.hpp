@@ -1,4 +1,5 @@
 // fd_io.hpp - whole reads and writes on file descriptors, retrying short counts and EINTR.
+// Used by the graph's writer thread, the library's file calls and the command line.
 #pragma once
 
 #include <unistd.h>
@@ -8,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace flowdeflate::graph {
+namespace flowdeflate::io {
 
 /// Writes all @p n bytes; false on an error (errno says which).
 inline bool write_all(int fd, const std::uint8_t* p, std::size_t n) {
@@ -38,4 +39,4 @@ inline bool read_all(int fd, std::vector<std::uint8_t>& data) {
     }
 }
 
-}  // namespace flowdeflate::graph
+}  // namespace flowdeflate::io

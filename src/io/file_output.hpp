@@ -15,47 +15,10 @@
 #include <filesystem>
 #include <string>
 
-#include "flowdeflate/compress.hpp"
-#include "graph/fd_io.hpp"
+#include "flowdeflate/core.hpp"
+#include "io/fd.hpp"
 
-namespace flowdeflate::api {
-
-/// Owns a file descriptor.
-class Fd {
-public:
-    explicit Fd(int fd = -1) : fd_(fd) {}
-    ~Fd() { reset(); }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    [[nodiscard]] int get() const { return fd_; }
-    void reset(int fd = -1) {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = fd;
-    }
-    int release() {
-        const int fd = fd_;
-        fd_ = -1;
-        return fd;
-    }
-
-private:
-    int fd_;
-};
-
-/// A write to an output failed; the message names it.  Sinks throw this type so that a
-/// caller can tell the output's failure from the input's (which it names itself).
-class WriteError : public Error {
-public:
-    using Error::Error;
-};
-
-/// A Sink that writes everything to @p fd (retrying short writes and EINTR); throws
-/// WriteError naming @p name.
-inline Sink fd_sink(int fd, std::string name) {
-    return [fd, name = std::move(name)](std::span<const std::uint8_t> b) {
-        if (!graph::write_all(fd, b.data(), b.size())) throw WriteError(name + ": " + std::strerror(errno));
-    };
-}
+namespace flowdeflate::io {
 
 class FileOutput {
 public:
@@ -104,4 +67,4 @@ private:
     Fd fd_;
 };
 
-}  // namespace flowdeflate::api
+}  // namespace flowdeflate::io

@@ -1,0 +1,54 @@
+// flowdeflate/stats.hpp - what one run of the parallel graph did: how the input was cut
+// and resolved, and what each node cost.  No call needs these; they are for tuning and
+// for the scaling model (the command line's -v prints them, --stats writes them for
+// scripts/parallel-table and scripts/scaling.py).  compress_fd() fills them.
+//
+// How to read them: Search parses each chunk ahead along one or more tracks; the serial
+// Resolve follows the track that fits where the previous chunk ended and parses a stretch
+// itself (a repair) where none does.  docs/DESIGN.md, "The parallel graph", says more.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace flowdeflate {
+
+/// The resolver's counters.
+struct ResolverStats {
+    std::uint64_t chunks = 0;
+    std::uint64_t blocks = 0;
+    std::uint64_t steps_followed = 0;   ///< steps taken from tracks and branches
+    std::uint64_t syncs = 0;            ///< times the resolver (re)joined a track
+    std::uint64_t branches = 0;         ///< ... of them onto a branch
+    std::uint64_t repairs = 0;          ///< stretches the resolver parsed itself
+    std::uint64_t repair_bytes = 0;
+    std::uint64_t repairs_min_len = 0;  ///< repairs where a track stood at the position, with another min length
+    std::uint64_t repairs_phase = 0;    ///< repairs where no track had a step at the position
+    std::uint64_t branched_chunks = 0;  ///< chunks searched with branches for other min lengths
+    std::uint64_t masked_chunks = 0;    ///< chunks searched with step masks
+    std::uint64_t resolve_ns = 0;       ///< the resolver's own CPU time, emitting blocks excluded
+};
+
+/// What a run of the parallel graph did.
+struct GraphStats {
+    bool parallel = false;  ///< the parallel graph ran; when false, nothing else was filled
+    int threads = 1;
+    std::size_t chunk_size = 0;
+    int ahead = 0;
+    int ring = 0;
+    ResolverStats resolver{};
+    // Node costs are CPU time of the threads that ran the bodies; waits, stalls and
+    // wall_ns are wall time.
+    std::uint64_t search_ns = 0;         ///< all Search bodies together
+    std::uint64_t code_ns = 0;           ///< all Code bodies together
+    std::uint64_t assemble_ns = 0;       ///< all Assemble bodies together
+    std::uint64_t resolver_wait_ns = 0;  ///< the resolver's next chunk was not searched yet
+    std::uint64_t ring_full_ns = 0;      ///< the block ring was full (blocks waited in front of it)
+    std::uint64_t wall_ns = 0;
+    std::uint64_t tracks_searched = 0;            ///< tracks over all chunks
+    std::vector<std::uint32_t> chunk_search_us;   ///< per chunk, in order
+    std::vector<std::uint32_t> chunk_resolve_us;  ///< the resolver's own time per chunk, in order
+};
+
+}  // namespace flowdeflate
