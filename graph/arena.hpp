@@ -9,10 +9,13 @@
 #include <tbb/task_arena.h>
 
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "flowdeflate/options.hpp"
 
@@ -20,16 +23,39 @@ namespace flowdeflate::graph {
 
 class ArenaUse {
 public:
-    explicit ArenaUse(const Options& o) {
+    /// How a call may get its arena when Options::arena is not set.
+    enum class Reuse {
+        /// Its own arena of Options::threads (a stream, the command line: made once for a
+        /// long run, so the arena's cost does not matter).
+        own,
+        /// A one-shot call: the caller's arena when it is a task there and asks for no
+        /// thread count, else a process-wide arena per thread count made once.  A
+        /// task_arena per call costs more than a small call (and oneTBB 2021.8 keeps
+        /// memory for every arena ever made: 4 -> 30 MiB over 4,000 arenas).
+        shared,
+    };
+
+    explicit ArenaUse(const Options& o, Reuse reuse = Reuse::own) {
         if (o.arena) {
             arena_ = o.arena;
             arena_->initialize();
             return;
         }
-        const int threads = o.threads > 0 ? o.threads : tbb::info::default_concurrency();
+        const int cores = tbb::info::default_concurrency();
+        const int threads = o.threads > 0 ? o.threads : cores;
+        if (reuse == Reuse::shared) {
+            if (o.threads == 0 && tbb::this_task_arena::current_thread_index() != tbb::task_arena::not_initialized) {
+                attached_.emplace(tbb::task_arena::attach());
+                arena_ = &*attached_;
+                return;
+            }
+            if (threads <= cores) {
+                arena_ = shared_arena(threads);
+                if (arena_) return;
+            }
+        }
         // TBB caps its workers at the number of cores unless told otherwise.
-        if (threads > tbb::info::default_concurrency())
-            allow_more_.emplace(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
+        if (threads > cores) allow_more_.emplace(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
         own_.emplace(threads);
         arena_ = &*own_;
     }
@@ -37,9 +63,35 @@ public:
     /// The arena's concurrency: the graph's default thread count.
     [[nodiscard]] int threads() const { return arena_->max_concurrency(); }
 
+    /// Runs @p f in the arena, isolated: while it waits for its graph, the thread takes
+    /// only its graph's tasks, never another task of the arena (in the caller's arena, a
+    /// waiting call would otherwise start the application's next task, maybe another
+    /// call, and nest them without bound).  For a call whose graph lives inside @p f.
+    template <class F>
+    void run_isolated(F&& f) {
+        arena_->execute([&] { tbb::this_task_arena::isolate(f); });
+    }
+
 private:
+    // The process-wide arena of @p threads (at most kMaxSharedArenas thread counts; null
+    // past that).  Never destroyed: a call may still run at exit.
+    static tbb::task_arena* shared_arena(int threads) {
+        static constexpr std::size_t kMaxSharedArenas = 16;
+        static std::mutex mutex;
+        static auto* arenas = new std::vector<std::pair<int, tbb::task_arena*>>;
+        std::lock_guard lock(mutex);
+        for (const auto& [n, arena] : *arenas)
+            if (n == threads) return arena;
+        if (arenas->size() == kMaxSharedArenas) return nullptr;
+        auto* arena = new tbb::task_arena(threads);
+        arena->initialize();
+        arenas->emplace_back(threads, arena);
+        return arena;
+    }
+
     std::optional<tbb::global_control> allow_more_;
     std::optional<tbb::task_arena> own_;
+    std::optional<tbb::task_arena> attached_;
     tbb::task_arena* arena_ = nullptr;
 };
 

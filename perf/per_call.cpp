@@ -26,6 +26,7 @@
 
 #include "bench_corpus.hpp"
 #include "flowdeflate/compress.hpp"
+#include "support/process.hpp"
 #include "support/reference.hpp"
 
 namespace {
@@ -79,15 +80,6 @@ void bm_libdeflate(benchmark::State& state, int level, std::size_t size) {
     state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(size));
 }
 
-double rss_mib() {
-    long pages = 0, resident = 0;
-    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-        std::fclose(f);
-    }
-    return double(resident) * 4096.0 / (1 << 20);
-}
-
 void bm_drift(benchmark::State& state, int level) {
     constexpr int kBatches = 20, kCalls = 1000;
     const auto in = slice(4096);
@@ -104,11 +96,11 @@ void bm_drift(benchmark::State& state, int level) {
             const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             if (batch == 0) {
                 first_ms = ms;
-                rss_first = rss_mib();
+                rss_first = flowdeflate::testing::resident_mib();
             }
             last_ms = ms;
         }
-        rss_last = rss_mib();
+        rss_last = flowdeflate::testing::resident_mib();
     }
     state.counters["first_ms"] = first_ms;
     state.counters["last_ms"] = last_ms;

@@ -26,6 +26,7 @@
 #include <mutex>
 #include <optional>
 
+#include "api/compressor_pool.hpp"
 #include "core/deflate_compressor.hpp"
 #include "flowdeflate/compress.hpp"
 #include "graph/arena.hpp"
@@ -99,27 +100,57 @@ struct NoRoom {};
 }  // namespace
 
 // ---- one-shot ------------------------------------------------------------------------------
+//
+// An input that fits one chunk is searched as one chunk: nothing could run beside the
+// resolver, so the graph would add only its arena, its tasks and its 1 MiB segments.  Its
+// bytes are the sequential core's (both are libdeflate's), so such a call (and a
+// sequential level's, up to the same size) runs a pooled core compressor on the calling
+// thread, straight into a buffer of the right size: no arena, no thread, no segment.
+
+namespace {
+
+[[nodiscard]] bool runs_direct(std::size_t size, const graph::PipelineOptions& po) { return size <= po.chunk_size; }
+
+// The direct call: @p into(bound) gives the output span to compress into (at least
+// bound bytes, or the caller's own span); then @p deliver(n) takes the n bytes written.
+template <class Into, class Deliver>
+Result compress_direct(std::span<const u8> in, const graph::PipelineOptions& po, Into&& into, Deliver&& deliver) {
+    api::CompressorPool::Lease lease(api::CompressorPool::instance(), po.level);
+    const std::span<u8> out = into(lease, core::DeflateCompressor::bound(in.size(), po.format));
+    const std::size_t n = lease.compressor().compress(in, out, po.format);
+    deliver(n);
+    if (po.progress && n != 0) po.progress(in.size(), n);
+    return Result{in.size(), n};
+}
+
+}  // namespace
 
 Result compress(std::span<const std::uint8_t> in, const Sink& sink, const Options& options) {
     const graph::PipelineOptions po = pipeline_options(options);
     graph::check_cancelled(po);
     Result result;
+    if (runs_direct(in.size(), po)) {
+        std::span<u8> out;
+        return compress_direct(
+            in, po, [&](api::CompressorPool::Lease& lease, std::size_t bound) { return out = lease.scratch(bound); },
+            [&](std::size_t n) { sink(out.first(n)); });
+    }
     if (!po.parallel()) {
         MemoryInput input(in);
         UserSink user(sink, po, [&] { return input.consumed(); });
-        core::DeflateCompressor compressor(po.level);
+        api::CompressorPool::Lease lease(api::CompressorPool::instance(), po.level);
         graph::CancellableInput cancellable(input, po);
-        result.in_bytes = compressor.compress_stream(cancellable, user, po.format);
+        result.in_bytes = lease.compressor().compress_stream(cancellable, user, po.format);
         result.out_bytes = user.out_bytes();
         return result;
     }
-    graph::ArenaUse arena(po);
+    graph::ArenaUse arena(po, graph::ArenaUse::Reuse::shared);
     const graph::ParallelShape shape = graph::parallel_shape(po, arena.threads());
     graph::Failure failure;
     std::unique_ptr<graph::ChunkGraph> chunks;
     UserSink user(sink, po, [&] { return chunks->in_bytes(); });
     core::SegmentedOutput output(user, po.segment_size);
-    arena.get().execute([&] {
+    arena.run_isolated([&] {
         tbb::flow::graph g;
         chunks = std::make_unique<graph::ChunkGraph>(g, po, shape, output, failure, graph::ChunkGraph::Hooks{});
         parallel::Chunker chunker(in.data(), shape.chunk_size);
@@ -136,6 +167,18 @@ Result compress(std::span<const std::uint8_t> in, const Sink& sink, const Option
 }
 
 Result compress(std::span<const std::uint8_t> in, Bytes& out, const Options& options) {
+    const graph::PipelineOptions po = pipeline_options(options);
+    if (runs_direct(in.size(), po)) {
+        graph::check_cancelled(po);
+        const std::size_t old = out.size();
+        return compress_direct(
+            in, po,
+            [&](api::CompressorPool::Lease&, std::size_t bound) {
+                out.resize(old + bound);
+                return std::span(out).subspan(old);
+            },
+            [&](std::size_t n) { out.resize(old + n); });
+    }
     return compress(in, Sink([&out](std::span<const std::uint8_t> b) { out.insert(out.end(), b.begin(), b.end()); }),
                     options);
 }
@@ -147,6 +190,14 @@ Bytes compress(std::span<const std::uint8_t> in, const Options& options) {
 }
 
 std::size_t compress(std::span<const std::uint8_t> in, std::span<std::uint8_t> out, const Options& options) {
+    const graph::PipelineOptions po = pipeline_options(options);
+    if (runs_direct(in.size(), po)) {
+        // Straight into the caller's buffer: the core says 0 when it does not fit.
+        graph::check_cancelled(po);
+        return compress_direct(in, po, [&](api::CompressorPool::Lease&, std::size_t) { return out; },
+                               [](std::size_t) {})
+            .out_bytes;
+    }
     std::size_t used = 0;
     try {
         compress(in,

@@ -16,17 +16,11 @@ Compressor& Compressor::operator=(Compressor&&) noexcept = default;
 int Compressor::level() const noexcept { return impl_->level(); }
 
 std::size_t Compressor::bound(std::size_t in_size, Format format) noexcept {
-    const std::size_t framing = format == Format::gzip ? 18 : format == Format::zlib ? 6 : 0;
-    return core::DeflateCompressor::deflate_bound(in_size) + framing;
+    return core::DeflateCompressor::bound(in_size, format);
 }
 
 std::size_t Compressor::compress(std::span<const std::uint8_t> in, std::span<std::uint8_t> out, Format format) {
-    switch (format) {
-        case Format::deflate: return impl_->deflate(in, out);
-        case Format::zlib: return impl_->zlib(in, out);
-        case Format::gzip: return impl_->gzip(in, out);
-    }
-    return 0;
+    return impl_->compress(in, out, format);
 }
 
 std::vector<std::uint8_t> Compressor::compress(std::span<const std::uint8_t> in, Format format) {

@@ -58,6 +58,22 @@ std::size_t DeflateCompressor::deflate_bound(std::size_t in_size) {
     return 5 * max_blocks + in_size;
 }
 
+std::size_t DeflateCompressor::bound(std::size_t in_size, Format format) {
+    const std::size_t framing = format == Format::gzip   ? kGzipHeaderSize + kGzipFooterSize
+                                : format == Format::zlib ? kZlibHeaderSize + kZlibFooterSize
+                                                         : 0;
+    return deflate_bound(in_size) + framing;
+}
+
+std::size_t DeflateCompressor::compress(std::span<const u8> in, std::span<u8> out, Format format) {
+    switch (format) {
+        case Format::deflate: return deflate(in, out);
+        case Format::zlib: return zlib(in, out);
+        case Format::gzip: return gzip(in, out);
+    }
+    return 0;
+}
+
 std::size_t DeflateCompressor::deflate(std::span<const u8> in, std::span<u8> out) {
     if (in.size() <= params_.max_passthrough_size) return compress_stored(in, out);
     BitWriter w(out.data(), out.data() + out.size());

@@ -57,6 +57,11 @@ public:
 
     static std::size_t deflate_bound(std::size_t in_size);
 
+    /// deflate(), zlib() or gzip() as @p format says.
+    std::size_t compress(std::span<const u8> in, std::span<u8> out, Format format);
+    /// A size compress() always fits in (libdeflate's *_compress_bound()).
+    static std::size_t bound(std::size_t in_size, Format format);
+
     /// Compresses input that is still arriving into segments of @p segment_size bytes
     /// (the last may be shorter), byte-identical to the whole-buffer output.  Returns the
     /// number of input bytes.  Memory is bounded by the stream's window and one segment.

@@ -26,6 +26,8 @@
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
 
+#include "flowdeflate/flow.hpp"
+#include "support/process.hpp"
 #include "flowdeflate/flowdeflate.hpp"
 #include "support/reference.hpp"
 #include "support/sanitizers.hpp"
@@ -52,15 +54,7 @@ Options parallel_options(int level, Format f = Format::gzip, std::size_t chunk =
     return o;
 }
 
-int thread_count() {
-    int n = 0;
-    if (DIR* d = opendir("/proc/self/task")) {
-        while (const dirent* e = readdir(d))
-            if (e->d_name[0] != '.') ++n;
-        closedir(d);
-    }
-    return n;
-}
+using testing::thread_count;
 
 struct TempDir : testing::TempDir {
     TempDir() : testing::TempDir("api") {}

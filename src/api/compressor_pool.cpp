@@ -1,0 +1,46 @@
+// compressor_pool.cpp - see compressor_pool.hpp.
+#include "api/compressor_pool.hpp"
+
+namespace flowdeflate::api {
+
+CompressorPool& CompressorPool::instance() {
+    // Never destroyed: calls from other static destructors or detached threads may still
+    // give a lease back at exit.
+    static CompressorPool* pool = new CompressorPool;
+    return *pool;
+}
+
+std::unique_ptr<PoolEntry> CompressorPool::take(int level) {
+    {
+        std::lock_guard lock(mutex_);
+        auto& idle = idle_[std::size_t(level)];
+        if (!idle.empty()) {
+            std::unique_ptr<PoolEntry> e = std::move(idle.back());
+            idle.pop_back();
+            return e;
+        }
+    }
+    auto e = std::make_unique<PoolEntry>();
+    e->compressor = std::make_unique<core::DeflateCompressor>(level);
+    return e;
+}
+
+void CompressorPool::give(std::unique_ptr<PoolEntry> e) {
+    if (e->scratch.capacity() > kMaxKeptScratch) e->scratch = {};
+    std::lock_guard lock(mutex_);
+    auto& idle = idle_[std::size_t(e->compressor->level())];
+    if (idle.size() < kIdlePerLevel) idle.push_back(std::move(e));
+}
+
+CompressorPool::Lease::Lease(CompressorPool& pool, int level) : pool_(pool), entry_(pool.take(level)) {}
+
+CompressorPool::Lease::~Lease() { pool_.give(std::move(entry_)); }
+
+std::span<core::u8> CompressorPool::Lease::scratch(std::size_t size) {
+    // resize() value-initialises only the bytes past the old size: a reused buffer is not
+    // zeroed again.
+    if (entry_->scratch.size() < size) entry_->scratch.resize(size);
+    return std::span(entry_->scratch).first(size);
+}
+
+}  // namespace flowdeflate::api
