@@ -68,22 +68,25 @@ struct ChunkGraph::Nodes {
     ParallelShape shape;
     Failure& failure;
     Hooks hooks;
-    parallel::StreamAssembler assembler;
-    std::unique_ptr<parallel::BlockEncoder> assemble_encoder;  // one worker: coding at assembly
-    parallel::Resolver resolver;
-    tbb::enumerable_thread_specific<std::unique_ptr<parallel::ChunkSearcher>> searchers;
-    tbb::enumerable_thread_specific<std::unique_ptr<parallel::BlockEncoder>> encoders;
+    // Who writes what: the serial nodes' state belongs to their node (one body at a time,
+    // in order); what crosses threads is said on each field.
+    parallel::StreamAssembler assembler;                      // Assemble's
+    std::unique_ptr<parallel::BlockEncoder> assemble_encoder;  // Assemble's (one worker: coding at assembly)
+    parallel::Resolver resolver;                              // Resolve's
+    tbb::enumerable_thread_specific<std::unique_ptr<parallel::ChunkSearcher>> searchers;  // one per Search thread
+    tbb::enumerable_thread_specific<std::unique_ptr<parallel::BlockEncoder>> encoders;    // one per Code thread
     std::mutex plan_mutex;
-    parallel::TrackPlan plan;
-    const std::uint8_t* in_begin = nullptr;  // from the first job
-    std::atomic<bool> finished{false};
+    parallel::TrackPlan plan;  // under plan_mutex: Resolve writes it after each chunk, Search copies it
+    const std::uint8_t* in_begin = nullptr;  // Resolve's, from the first job
+    std::atomic<bool> finished{false};       // Assemble sets it, the caller reads it once idle
 
-    // Counters.  The serial nodes' own fields need no atomics.
+    // Counters.  Atomics: added to by the parallel nodes, read once the graph is idle.
     std::atomic<std::uint64_t> search_ns{0}, code_ns{0}, tracks_searched{0};
-    std::atomic<std::size_t> blocks_out{0};  // between Resolve and Assemble
+    std::atomic<std::size_t> blocks_out{0};  // Resolve adds, Assemble takes away
     std::atomic<std::uint64_t> ring_full_since{0}, ring_full_ns{0};
+    // The serial nodes' own counters: Assemble's and Resolve's.
     std::uint64_t assemble_ns = 0, resolver_wait_ns = 0, last_resolved_ns = 0;
-    std::vector<std::uint32_t> chunk_search_us, chunk_resolve_us;
+    std::vector<std::uint32_t> chunk_search_us, chunk_resolve_us;  // Resolve's
 
     tbb::flow::queue_node<parallel::ChunkJob> chunk_queue;
     tbb::flow::limiter_node<parallel::ChunkJob> search_window;

@@ -19,7 +19,9 @@ struct ItemRun {
     const u8* at;
 };
 
-/// A block as the resolver decided it: what the coder needs.  Either its sequences and
+/// A block as the resolver decided it: what the coder needs.  Written by the resolver's
+/// thread, then read-only (shared_ptr<const>) by one Code worker, and by Assemble when one
+/// worker codes at assembly.  Either its sequences and
 /// symbol counts (the resolver parsed it itself: one worker), or the runs of items it
 /// took over from tracks and repairs, from which Code builds them (in parallel: the serial
 /// resolver only walks the items for the block logic).

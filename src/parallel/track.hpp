@@ -63,7 +63,9 @@ struct Track {
     Track& operator=(Track&&) noexcept = default;
 };
 
-/// A searched chunk: Search -> Resolve.
+/// A searched chunk: Search -> Resolve.  Written by the Search worker that made it, then
+/// read-only (shared_ptr<const>) by the resolver and, through ResolvedBlock::keep, by the
+/// Code workers whose blocks point into its items; the last of them frees it.
 struct ChunkTracks {
     ChunkJob job;
     std::vector<Track> tracks;
