@@ -106,7 +106,7 @@ struct ChunkGraph::Nodes {
           failure(f),
           hooks(std::move(h)),
           assembler(out, o.format, o.level),
-          resolver(o.level, o.tracks, s.search_concurrency, s.one_worker()),
+          resolver(o.level, o.tracks, s.search_concurrency),
           plan(resolver.plan()),
           chunk_queue(g),
           search_window(g, std::size_t(s.ahead)),
@@ -122,17 +122,24 @@ struct ChunkGraph::Nodes {
                    [this](const CodedMsg& c, AssembleNode::output_ports_type& ports) { assemble_body(c, ports); }) {
         using tbb::flow::make_edge;
         using tbb::flow::output_port;
-        make_edge(chunk_queue, search_window);
-        make_edge(search_window, search);
-        make_edge(search, chunk_order);
-        make_edge(chunk_order, resolve);
-        make_edge(output_port<1>(resolve), search_window.decrementer());
-        make_edge(output_port<0>(resolve), block_queue);
-        make_edge(block_queue, block_ring);
-        make_edge(block_ring, code);
-        make_edge(code, block_order);
-        make_edge(block_order, assemble);
-        make_edge(output_port<0>(assemble), block_ring.decrementer());
+        try {
+            make_edge(chunk_queue, search_window);
+            make_edge(search_window, search);
+            make_edge(search, chunk_order);
+            make_edge(chunk_order, resolve);
+            make_edge(output_port<1>(resolve), search_window.decrementer());
+            make_edge(output_port<0>(resolve), block_queue);
+            make_edge(block_queue, block_ring);
+            make_edge(block_ring, code);
+            make_edge(code, block_order);
+            make_edge(block_order, assemble);
+            make_edge(output_port<0>(assemble), block_ring.decrementer());
+        } catch (...) {
+            // Out of memory while wiring: an edge made may have spawned a forward task on
+            // its node; let it run while the nodes still exist.
+            g.wait_for_all();
+            throw;
+        }
     }
 
     // Search: the tracks of one chunk, on any worker.  After a failure, messages still
@@ -187,6 +194,9 @@ struct ChunkGraph::Nodes {
     }
 
     // Code: Huffman codes and bits of a block, on any worker.
+    // As Search does, it fails the run rather than throw: an exception out of a node body
+    // would leave the limiters and sequencers undrained (and the Read node's gateway to a
+    // graph being torn down).
     CodedMsg code_body(const BlockMsg& block) {
         auto coded = std::make_shared<parallel::CodedBlock>();
         coded->index = block->index;
@@ -199,12 +209,16 @@ struct ChunkGraph::Nodes {
             coded->uncoded = block;
             return coded;
         }
-        const std::uint64_t t0 = thread_cpu_ns();
-        auto& encoder = encoders.local();
-        if (!encoder) encoder = std::make_unique<parallel::BlockEncoder>();
-        encoder->encode(*block, *coded);
-        code_ns += thread_cpu_ns() - t0;
-        if (options.probe) ++options.probe->blocks_coded;
+        try {
+            const std::uint64_t t0 = thread_cpu_ns();
+            auto& encoder = encoders.local();
+            if (!encoder) encoder = std::make_unique<parallel::BlockEncoder>();
+            encoder->encode(*block, *coded);
+            code_ns += thread_cpu_ns() - t0;
+            if (options.probe) ++options.probe->blocks_coded;
+        } catch (...) {
+            failure.fail(std::current_exception());
+        }
         return coded;
     }
 

@@ -105,9 +105,9 @@ struct ParallelShape {
     int ring = 0;
     int search_concurrency = 1;
     int code_concurrency = 1;
-    /// One thread: nothing runs beside the serial nodes.  The one place this is decided:
-    /// the resolver then parses alone (automatic tracks) and Code leaves the coding to
-    /// Assemble, at the real bit offset.
+    /// One thread: nothing runs beside the serial nodes, so Code leaves the coding to
+    /// Assemble, at the real bit offset.  (With automatic tracks a one-thread call does not
+    /// get here: Options::parallel() sends it to the sequential compressor.)
     [[nodiscard]] bool one_worker() const { return threads == 1; }
     /// Input the graph may still need behind what is assembled and ahead of it: the
     /// search window, one block (assembled only once the resolver has seen its end) and

@@ -205,7 +205,7 @@ void encode_block(benchmark::State& state) {
     // One real resolved block (the first of the input at level 6) through Code.
     const auto& in = input();
     parallel::ChunkSearcher searcher(6);
-    parallel::Resolver resolver(6, Tracks::history, /*workers=*/1, /*one_worker=*/false);
+    parallel::Resolver resolver(6, Tracks::history, /*workers=*/1);
     parallel::Chunker chunker(in.data(), 1u << 20);
     const parallel::ChunkJob job = *chunker.next_from(in.data() + in.size(), true);
     std::unique_ptr<parallel::ResolvedBlock> first;

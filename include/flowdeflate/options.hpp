@@ -64,7 +64,9 @@ struct Options {
     /// Throws flowdeflate::Error naming the first invalid field (as "Options::ring") and
     /// what it allows.
     void validate() const;
-    /// True when the call will run the parallel graph (levels 1-9, not sequential).
+    /// True when the call will run the parallel graph: levels 1-9, not sequential, and
+    /// more than one thread unless tracks other than automatic are asked for (one thread
+    /// runs the sequential compressor, which writes the same bytes).
     [[nodiscard]] bool parallel() const noexcept;
 };
 

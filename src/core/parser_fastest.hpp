@@ -80,26 +80,6 @@ public:
         return in_next + 1;
     }
 
-    /// run()'s step loop for a caller that keeps the block itself (the parallel resolver
-    /// parsing alone): steps from @p in_next into @p b, the first one always, then while
-    /// before @p stop and below @p seq_limit; returns where it stopped.  The same loop as
-    /// run()'s, with its state in locals: the resolver's own loop, one step() at a time,
-    /// kept the hash and the cutoff on the stack and cost level 1's `-p1` 4-5%.
-    const u8* parse_steps(const u8* in_next, const u8* stop, const u8* in_end, const Sequence* seq_limit,
-                          SequenceBuilder& b, u32& next_hash) {
-        u32 max_len = kMaxMatchLen, nice_len = std::min(nice_len_, kMaxMatchLen);
-        u32 hash = next_hash;
-        SequenceBuilder builder = b;
-        NoTrace trace;
-        do {
-            BuildItems<NoTrace> items{builder, trace};
-            in_next = step(in_next, in_end, max_len, nice_len, hash, items);
-        } while (in_next < stop && builder.below(seq_limit));
-        b = builder;
-        next_hash = hash;
-        return in_next;
-    }
-
     void prime(const u8* in_begin, const u8* pos, u32& next_hash) { mf_.prime(in_begin, pos, pos, next_hash); }
     [[nodiscard]] u32 nice_len() const { return nice_len_; }
 

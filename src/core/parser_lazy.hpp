@@ -131,29 +131,6 @@ public:
         run(in.begin(), InputView{nullptr, &in}, sink, trace);
     }
 
-    /// run()'s step loop for a caller that keeps the block itself (the parallel resolver
-    /// parsing alone): steps with @p min_len from @p in_next into @p b and @p split (the
-    /// block began at @p block_begin), the first one always, then while before @p stop,
-    /// below @p seq_limit and short of a block-split check
-    /// (BlockSplitStats::ready_to_check()); returns where it stopped.
-    const u8* parse_steps(const u8* in_next, const u8* stop, const u8* block_begin, const u8* in_end, u32 min_len,
-                          const Sequence* seq_limit, SequenceBuilder& b, BlockSplitStats& split,
-                          u32 next_hashes[2]) {
-        u32 hashes[2] = {next_hashes[0], next_hashes[1]};
-        SequenceBuilder builder = b;
-        BlockSplitStats stats = split;
-        NoTrace trace;
-        do {
-            BuildItems<NoTrace> items{builder, stats, trace};
-            in_next = step(in_next, in_end, min_len, hashes, items);
-        } while (in_next < stop && builder.below(seq_limit) && !stats.ready_to_check(block_begin, in_next, in_end));
-        b = builder;
-        split = stats;
-        next_hashes[0] = hashes[0];
-        next_hashes[1] = hashes[1];
-        return in_next;
-    }
-
     /// Resumes at @p pos with @p st (captured at a step position of an earlier parse of
     /// the same input), priming the match finder from the 32 KiB before pos.
     template <class Sink, class Trace = NoTrace>

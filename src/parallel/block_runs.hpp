@@ -1,10 +1,6 @@
-// block_runs.hpp - what the resolver collects of the block it is in, in either of its two
-// ways of running:
-//   - BlockRuns: with workers searching, the block goes to Code as runs of items (the
-//     tracks' and the repairs'), and the resolver counts literals only as far as the
-//     min_len recalculations need them (Code counts the rest, in parallel);
-//   - BlockSequences: with one worker the resolver parses every step itself and builds
-//     the block's sequences and symbol counts as it goes, as the sequential parser does.
+// block_runs.hpp - what the resolver collects of the block it is in: the block goes to Code
+// as runs of items (the tracks' and the repairs'), and the resolver counts literals only as
+// far as the min_len recalculations need them (Code counts the rest, in parallel).
 #pragma once
 
 #include <cassert>
@@ -95,7 +91,7 @@ public:
         for (const PendingRun& r : runs_)
             block.runs.push_back(ItemRun{(r.base ? r.base : repair_items_->data()) + r.first, r.count, r.at});
         if (with_counts) {
-            std::memcpy(block.freqs.litlen, litlen_, sizeof(litlen_));
+            std::memcpy(block.litlen, litlen_, sizeof(litlen_));
             block.literals_counted = counted_.items;
         }
         if (repair_items_) keep_.push_back(std::move(repair_items_));
@@ -124,24 +120,6 @@ private:
     u32 litlen_[kNumLiterals] = {};
     std::vector<std::shared_ptr<const void>> keep_;
     std::shared_ptr<std::vector<u32>> repair_items_;  ///< this block's repaired steps
-};
-
-class BlockSequences {
-public:
-    void begin() { builder_.begin(seqs_.get(), &freqs_); }
-    [[nodiscard]] SequenceBuilder& builder() { return builder_; }
-    [[nodiscard]] const u32* litlen() const { return freqs_.litlen; }
-    /// Hands the block's sequences and symbol counts (end-of-block included) to @p block.
-    void finish(ResolvedBlock& block) {
-        freqs_.litlen[kEndOfBlock]++;
-        block.seqs.assign(seqs_.get(), seqs_.get() + builder_.num_matches() + 1);
-        block.freqs = freqs_;
-    }
-
-private:
-    std::unique_ptr<Sequence[]> seqs_{new Sequence[kSeqStoreLength + 1]};
-    SymbolFreqs freqs_{};
-    SequenceBuilder builder_;
 };
 
 }  // namespace flowdeflate::parallel

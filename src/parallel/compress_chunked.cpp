@@ -18,7 +18,7 @@ std::vector<u8> compress_chunked(std::span<const u8> in, int level, Format forma
     SegmentedOutput out(sink, 1u << 20);
     StreamAssembler assembler(out, format, level);
     ChunkSearcher searcher(level);
-    Resolver resolver(level, options.tracks, options.workers, options.workers <= 1);
+    Resolver resolver(level, options.tracks, options.workers);
     BlockEncoder encoder;
     CodedBlock coded;
     const u8* const end = in.data() + in.size();

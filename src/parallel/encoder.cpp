@@ -50,7 +50,11 @@ void build_sequences(const std::vector<ItemRun>& runs, std::size_t counted, Sequ
 
 }  // namespace
 
-BlockEncoder::BlockEncoder() : coder_(std::make_unique<BlockCoder>()), codes_(std::make_unique<HuffmanCodes>()) {}
+BlockEncoder::BlockEncoder()
+    : coder_(std::make_unique<BlockCoder>()),
+      codes_(std::make_unique<HuffmanCodes>()),
+      seqs_(new Sequence[kSeqStoreLength + 1]),
+      freqs_(std::make_unique<SymbolFreqs>()) {}
 BlockEncoder::~BlockEncoder() = default;
 
 void BlockEncoder::encode(const ResolvedBlock& block, CodedBlock& out) {
@@ -71,26 +75,15 @@ void BlockEncoder::encode(const ResolvedBlock& block, CodedBlock& out) {
 }
 
 CodedCosts BlockEncoder::prepare(const ResolvedBlock& block) {
-    const Sequence* seqs = block.seqs.data();
-    const SymbolFreqs* freqs = &block.freqs;
-    if (block.seqs.empty()) {
-        if (!seqs_) {
-            seqs_.reset(new Sequence[kSeqStoreLength + 1]);
-            freqs_ = std::make_unique<SymbolFreqs>();
-        }
-        freqs_->clear();
-        if (block.literals_counted) std::memcpy(freqs_->litlen, block.freqs.litlen, kNumLiterals * sizeof(u32));
-        build_sequences(block.runs, block.literals_counted, seqs_.get(), *freqs_);
-        seqs = seqs_.get();
-        freqs = freqs_.get();
-    }
-    prepared_ = seqs;
-    BlockCoder::make_codes(*freqs, *codes_);
-    return coder_->prepare(*freqs, *codes_);
+    freqs_->clear();
+    if (block.literals_counted) std::memcpy(freqs_->litlen, block.litlen, sizeof(block.litlen));
+    build_sequences(block.runs, block.literals_counted, seqs_.get(), *freqs_);
+    BlockCoder::make_codes(*freqs_, *codes_);
+    return coder_->prepare(*freqs_, *codes_);
 }
 
 void BlockEncoder::emit(BitWriter& w, BlockType type, const ResolvedBlock& block) {
-    coder_->emit_coded(w, type, *codes_, prepared_, block.data, block.is_final);
+    coder_->emit_coded(w, type, *codes_, seqs_.get(), block.data, block.is_final);
 }
 
 }  // namespace flowdeflate::parallel

@@ -44,9 +44,8 @@ public:
 private:
     std::unique_ptr<BlockCoder> coder_;
     std::unique_ptr<HuffmanCodes> codes_;
-    std::unique_ptr<Sequence[]> seqs_;  ///< a block's sequences, built from its item runs
-    std::unique_ptr<SymbolFreqs> freqs_;
-    const Sequence* prepared_ = nullptr;  ///< the sequences prepare() coded for
+    std::unique_ptr<Sequence[]> seqs_;  ///< the block prepare() was given: its sequences, built from its item runs
+    std::unique_ptr<SymbolFreqs> freqs_;  ///< ... and its symbol counts
 };
 
 }  // namespace flowdeflate::parallel

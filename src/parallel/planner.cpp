@@ -5,8 +5,8 @@
 
 namespace flowdeflate::parallel {
 
-TrackPlanner::TrackPlanner(TrackMode mode, int workers, bool parse_alone, bool min_len_choices)
-    : mode_(mode), workers_(std::max(1, workers)), parse_alone_(parse_alone), min_len_choices_(min_len_choices) {}
+TrackPlanner::TrackPlanner(TrackMode mode, int workers, bool min_len_choices)
+    : mode_(mode), workers_(std::max(1, workers)), min_len_choices_(min_len_choices) {}
 
 // automatic: branches only after a min-length miss (until kCleanChunksForHistoryOnly
 // clean chunks; a branch taken is a miss it caught), and only while the serial resolver,
@@ -18,10 +18,6 @@ TrackPlanner::TrackPlanner(TrackMode mode, int workers, bool parse_alone, bool m
 // leaves a min_len out (fewest repairs).
 TrackPlan TrackPlanner::plan() const {
     TrackPlan plan;
-    if (parse_alone_) {
-        plan.history = false;
-        return plan;
-    }
     if (!min_len_choices_) return plan;
     const bool missing = clean_chunks_ < kCleanChunksForHistoryOnly;
     const double bound = resolver_load_ * workers_;  // > 1: the resolver bounds the run

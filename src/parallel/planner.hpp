@@ -9,9 +9,9 @@
 //     true block start whose min_len differs from the history track's there, ~10 KB
 //     parsed again, serially;
 //   - branches cost the search 18-35% at level 6 and save the remaining min_len repairs;
-//     they pay only where the serial resolver bounds the run (many workers);
-//   - with one worker nothing runs beside the resolver, so a search ahead only doubles
-//     the work where it misses: the resolver parses alone and nothing is searched.
+//     they pay only where the serial resolver bounds the run (many workers).
+// (With one worker and automatic tracks the caller runs the sequential compressor instead
+// of the stages: nothing could run beside the resolver; see Options::parallel().)
 #pragma once
 
 #include <cstdint>
@@ -24,10 +24,9 @@ namespace flowdeflate::parallel {
 
 class TrackPlanner {
 public:
-    /// @p workers: the threads that search; @p parse_alone: one worker, the resolver parses
-    /// every step (nothing is searched); @p min_len_choices: the level's steps depend on
+    /// @p workers: the threads that search; @p min_len_choices: the level's steps depend on
     /// min_len (levels 2-9), so masks and branches mean something.
-    TrackPlanner(TrackMode mode, int workers, bool parse_alone, bool min_len_choices);
+    TrackPlanner(TrackMode mode, int workers, bool min_len_choices);
 
     /// The plan for chunks searched from now on.
     [[nodiscard]] TrackPlan plan() const;
@@ -73,7 +72,6 @@ private:
 
     const TrackMode mode_;
     const int workers_;
-    const bool parse_alone_;
     const bool min_len_choices_;
     // All fields below belong to the resolver's thread (the serial Resolve node); the
     // graph copies plan() out under its own lock.

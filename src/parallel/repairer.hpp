@@ -1,6 +1,6 @@
 // repairer.hpp - the resolver's own parser: where no track has the true parse's step,
 // the resolver parses it itself, exactly as the sequential parser would, with its own
-// match finder (a *repair*); with one worker it parses every step this way.
+// match finder (a *repair*).
 #pragma once
 
 #include <cstddef>
@@ -34,22 +34,6 @@ public:
         } else {
             next = parser_.step(pos, blk.in_end, blk.min_len, hashes_, out);
         }
-        repaired_to_ = next;
-        return next;
-    }
-
-    /// Many steps from @p pos to @p stop by the parser's own step loop, into @p seqs (up to
-    /// @p seq_limit) and the block's split statistics: one worker's runs (the same loop as
-    /// the sequential run(), with its state in locals).  The finder must be active (step()
-    /// first).
-    const u8* parse_steps(const u8* pos, const u8* stop, BlockLogic<Parser>& blk, const Sequence* seq_limit,
-                          SequenceBuilder& seqs) {
-        const u8* next;
-        if constexpr (kFastest)
-            next = parser_.parse_steps(pos, stop, blk.in_end, seq_limit, seqs, hash_);
-        else
-            next = parser_.parse_steps(pos, stop, blk.block_begin, blk.in_end, blk.min_len, seq_limit, seqs, blk.split,
-                                       hashes_);
         repaired_to_ = next;
         return next;
     }

@@ -21,19 +21,16 @@ struct ItemRun {
 
 /// A block as the resolver decided it: what the coder needs.  Written by the resolver's
 /// thread, then read-only (shared_ptr<const>) by one Code worker, and by Assemble when one
-/// worker codes at assembly.  Either its sequences and
-/// symbol counts (the resolver parsed it itself: one worker), or the runs of items it
-/// took over from tracks and repairs, from which Code builds them (in parallel: the serial
+/// worker codes at assembly.  The runs of items it took over from tracks and repairs,
+/// from which Code builds its sequences and symbol counts (in parallel: the serial
 /// resolver only walks the items for the block logic).
 struct ResolvedBlock {
     std::size_t index = 0;  ///< blocks are numbered in stream order from 0
     std::span<const u8> data;
-    std::vector<Sequence> seqs;  ///< ends with a sequence of length 0 (empty: see runs)
-    SymbolFreqs freqs{};         ///< end-of-block included (with seqs only)
-    std::vector<ItemRun> runs;   ///< the block's items, in order (when seqs is empty)
-    /// With runs: freqs.litlen[0..255] hold the counts of the literals among the first
-    /// literals_counted items of the runs (the resolver counts as far as its min_len
-    /// recalculations need); Code counts the rest.
+    std::vector<ItemRun> runs;  ///< the block's items, in order
+    /// The counts of the literals among the first literals_counted items of the runs (the
+    /// resolver counts as far as its min_len recalculations need); Code counts the rest.
+    u32 litlen[kNumLiterals] = {};
     std::size_t literals_counted = 0;
     std::vector<std::shared_ptr<const void>> keep;  ///< what the runs point into
     bool is_final = false;

@@ -1,5 +1,5 @@
 // resolver.cpp - see resolver.hpp.  ResolverFor<Parser> composes the follower, the
-// repairer, the block's runs or sequences and the planner around libdeflate's block logic.
+// repairer, the block's runs and the planner around libdeflate's block logic.
 #include "parallel/resolver.hpp"
 
 #include <cassert>
@@ -33,11 +33,8 @@ class ResolverFor final : public Resolver::Base {
     static constexpr bool kCountLiterals = Logic::kRecalc;
 
 public:
-    ResolverFor(const LevelParams& params, TrackMode mode, int workers, bool one_worker)
-        : params_(params),
-          parses_alone_(one_worker && mode == TrackMode::automatic),
-          planner_(mode, workers, parses_alone_, !kFastest),
-          repairer_(params) {}
+    ResolverFor(const LevelParams& params, TrackMode mode, int workers)
+        : params_(params), planner_(mode, workers, !kFastest), repairer_(params) {}
 
     void resolve(std::shared_ptr<const ChunkTracks> tracks, const Resolver::Emit& emit) override {
         const std::uint64_t t0 = thread_cpu_ns();
@@ -62,15 +59,14 @@ public:
         planner_.chunk_begins();
         while (pos_ < limit) {
             if (!in_block_) begin_block();
-            if (parses_alone_ ? parse_run(limit)
-                       : follower_.follow_run(pos_, logic_, logic_.run_stop(limit), runs_, stats.steps_followed)) {
+            if (follower_.follow_run(pos_, logic_, logic_.run_stop(limit), runs_, stats.steps_followed)) {
                 if (!logic_.continues(pos_)) end_block(emit);
                 continue;
             }
             const u32 min_len_before = logic_.min_len;
             if constexpr (kCountLiterals)
-                if (!parses_alone_ && pos_ >= logic_.next_recalc) runs_.count_literals_to(pos_);
-            logic_.before_step(pos_, parses_alone_ ? sequences_.litlen() : runs_.litlen(), params_.max_search_depth);
+                if (pos_ >= logic_.next_recalc) runs_.count_literals_to(pos_);
+            logic_.before_step(pos_, runs_.litlen(), params_.max_search_depth);
             if (logic_.min_len != min_len_before) planner_.min_len_chosen(logic_.min_len);
             take_step();
             if (!logic_.continues(pos_)) end_block(emit);
@@ -84,13 +80,7 @@ public:
     [[nodiscard]] TrackPlan plan() const override { return planner_.plan(); }
 
 private:
-    // Where a step's items go besides the block logic: the block's sequences (one worker)
-    // or the block's repair items (a repair while following tracks).
-    struct SeqSink {
-        SequenceBuilder& b;
-        [[gnu::always_inline]] void literal(const u8* p) { b.literal(*p); }
-        [[gnu::always_inline]] void match(const u8*, u32 len, u32 offset) { b.match(len, offset); }
-    };
+    // A repair's items go to the block logic and to the block's repair items.
     struct RepairRecorder {
         std::vector<u32>& items;
         void literal(const u8*) { items.push_back(0); }
@@ -127,10 +117,7 @@ private:
         assert(eof_ || std::size_t(data_end_ - pos_) >= kStreamLookahead);
         logic_.begin(pos_, data_end_, params_.max_search_depth);
         if constexpr (!kFastest) planner_.min_len_chosen(logic_.min_len);
-        if (parses_alone_)
-            sequences_.begin();
-        else
-            runs_.begin(pos_, kCountLiterals);
+        runs_.begin(pos_, kCountLiterals);
         block_begin_ = pos_;
         in_block_ = true;
     }
@@ -139,10 +126,7 @@ private:
         auto block = std::make_unique<ResolvedBlock>();
         block->index = next_block_index_++;
         block->data = {block_begin_, std::size_t(pos_ - block_begin_)};
-        if (parses_alone_)
-            sequences_.finish(*block);
-        else
-            runs_.finish(*block, kCountLiterals);
+        runs_.finish(*block, kCountLiterals);
         block->is_final = eof_ && pos_ == data_end_;
         in_block_ = false;
         stats.blocks++;
@@ -153,10 +137,6 @@ private:
 
     // One step at pos_: a track's or a branch's where one fits, else a repair.
     void take_step() {
-        if (parses_alone_) {
-            parse_step();
-            return;
-        }
         const auto found = follower_.find(pos_, logic_.min_len);
         if (found.cursor == nullptr) {
             repair_step(found.some_track_here);
@@ -196,32 +176,7 @@ private:
         if (repair_for_min_len_) planner_.min_len_repair_bytes(std::uint64_t(pos_ - at));
     }
 
-    // One worker: one step parsed by the resolver into the block's sequences.
-    void parse_step() {
-        SeqSink seqs{sequences_.builder()};
-        Apply<SeqSink> out{logic_, seqs};
-        pos_ = repairer_.step(in_begin_, pos_, logic_, out);
-    }
-
-    // One worker: as many steps as the run may take, by the parser's own step loop (the
-    // same as its sequential run(), with the hashes, the sequence builder and the split
-    // statistics in locals; a loop of step() calls here kept them on the stack and cost
-    // `-p1` 4-5% at level 1).
-    bool parse_run(const u8* limit) {
-        const u8* const stop = logic_.run_stop(limit);
-        if (!logic_.run_goes_on(pos_, stop)) return false;
-        parse_step();  // the first step primes the match finder if need be
-        if (logic_.run_goes_on(pos_, stop)) {
-            SequenceBuilder& b = sequences_.builder();
-            pos_ = repairer_.parse_steps(pos_, stop, logic_, b.first() + logic_.seq_limit, b);
-            // (The block logic's literal and match observations are the parser's own.)
-            logic_.num_matches = u32(b.num_matches());
-        }
-        return true;
-    }
-
     const LevelParams params_;
-    const bool parses_alone_;  ///< one worker, automatic tracks: no search ahead, the resolver parses
     TrackPlanner planner_;
     TrackFollower<Parser> follower_;
     Repairer<Parser> repairer_;
@@ -235,18 +190,17 @@ private:
     bool in_block_ = false;
     const u8* block_begin_ = nullptr;
     Logic logic_;
-    BlockRuns runs_;             ///< the block, when it goes to Code as items
-    BlockSequences sequences_;   ///< the block, when the resolver parses alone
+    BlockRuns runs_;  ///< the block so far, as it goes to Code: runs of items
     std::size_t next_block_index_ = 0;
     std::uint64_t emit_ns_ = 0;
 };
 
 }  // namespace
 
-Resolver::Resolver(int level, TrackMode mode, int workers, bool one_worker) {
+Resolver::Resolver(int level, TrackMode mode, int workers) {
     const LevelParams params = LevelParams::for_level(level);
     impl_ = with_parallel_parser_type(params.parser, [&]<class Parser>(std::type_identity<Parser>) {
-        return std::unique_ptr<Base>(std::make_unique<ResolverFor<Parser>>(params, mode, workers, one_worker));
+        return std::unique_ptr<Base>(std::make_unique<ResolverFor<Parser>>(params, mode, workers));
     });
 }
 

@@ -3,8 +3,8 @@
 // limits) over the steps of the searched tracks, and hands out each block once its end is
 // known (resolved_block.hpp).  Made of:
 //   follower.hpp    taking tracks' and branches' steps, whole strides at a time;
-//   repairer.hpp    parsing where no track has the true step (and everything, alone);
-//   block_runs.hpp  collecting the block's items or sequences, counting literals;
+//   repairer.hpp    parsing where no track has the true step;
+//   block_runs.hpp  collecting the block's items, counting literals;
 //   planner.hpp     the feedback policy: what the next chunks' search should record;
 // composed in resolver.cpp.
 #pragma once
@@ -28,10 +28,8 @@ class Resolver {
 public:
     using Emit = std::function<void(std::unique_ptr<ResolvedBlock>)>;
     /// @p workers: the threads that search (the automatic track choice weighs the
-    /// resolver's load against them).  @p one_worker: nothing runs beside the resolver, so
-    /// with automatic tracks it parses every step itself and asks for no search (the
-    /// caller decides this once, for the resolver and for Code).
-    Resolver(int level, TrackMode mode, int workers, bool one_worker);
+    /// resolver's load against them).
+    Resolver(int level, TrackMode mode, int workers);
     ~Resolver();
     Resolver(const Resolver&) = delete;
     Resolver& operator=(const Resolver&) = delete;

@@ -121,7 +121,7 @@ std::unique_ptr<ChunkTracks> ChunkSearcher::search(const ChunkJob& job, const Tr
     auto out = std::make_unique<ChunkTracks>();
     out->job = job;
     const std::uint64_t t0 = thread_cpu_ns();
-    if (job.begin < job.stop && plan.history) impl_->search(job, plan, *out);
+    if (job.begin < job.stop) impl_->search(job, plan, *out);
     out->search_ns = thread_cpu_ns() - t0;
     return out;
 }

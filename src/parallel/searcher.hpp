@@ -27,7 +27,7 @@ public:
     ChunkSearcher(const ChunkSearcher&) = delete;
     ChunkSearcher& operator=(const ChunkSearcher&) = delete;
 
-    /// The tracks of @p job as @p plan asks (none where plan.history is false).
+    /// The tracks of @p job as @p plan asks.
     [[nodiscard]] std::unique_ptr<ChunkTracks> search(const ChunkJob& job, const TrackPlan& plan);
 
     /// The searcher of one parser type (searcher.cpp).

@@ -13,7 +13,6 @@ namespace flowdeflate::parallel {
 using TrackMode = ::flowdeflate::Tracks;
 
 struct TrackPlan {
-    bool history = true;  ///< false: nothing is searched (one worker: the resolver parses)
     /// Levels 2-9: each step records every min match length it is valid for (its mask),
     /// not just its own, so that the resolver can take it under another min_len.  Costs
     /// the search 0.6% (binaries) to 3% (text); the planner asks for it where min_len

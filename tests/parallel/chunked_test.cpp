@@ -8,7 +8,7 @@
 //                          kind of data (sizes chosen so chunk ends fall inside matches,
 //                          blocks and at block ends), tracks auto (assuming 64
 //                          workers, so that min_len repairs bring step masks in; and 1,
-//                          where the resolver parses alone), history and all.
+//                          where the plan stays with the history track), history and all.
 //   ChunkedRealFiles/*     real files from /usr/lib and /usr/share at 4 KiB and 64 KiB.
 //   ChunkedEdges           empty, tiny, exactly one chunk, one chunk + 1 byte; lazy steps
 //                          that defer hundreds of literals (strides over 255 items).
@@ -118,7 +118,7 @@ TEST_P(ChunkedDifferential, TrackModes) {
         if (!same_as_reference(data, level(), chunk(), parallel::TrackMode::all, Format::gzip, "mixed, armed", nullptr,
                                64, margin))
             return;
-    // One worker: no search ahead, the resolver parses every step itself.
+    // One searching worker: the plan stays with the history track, without masks.
     same_as_reference(data, level(), chunk(), parallel::TrackMode::automatic, Format::gzip, "mixed", nullptr, 1);
 }
 
