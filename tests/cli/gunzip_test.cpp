@@ -8,8 +8,16 @@
 // The reference runs as `libdeflate-gzip -d` where ours runs as `gunzip`: libdeflate's
 // gunzip is its gzip with -d, and the name only changes the messages' first word, which
 // the comparisons leave out.
+#include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <tuple>
+#include <utility>
 
 #include <cerrno>
 #include <cstring>
@@ -193,6 +201,83 @@ TEST_F(CliGunzip, ExistingCompressedOutputIsAWarningLikeReference) {
     prepare();
     EXPECT_STATUS(fd({"a"}), 2);
     EXPECT_EQ(read("a.gz"), "precious");
+}
+
+// Runs @p program with @p args in @p cwd with standard input and standard error on a new
+// terminal (a pty) and standard output on /dev/null, @p answer already typed on the
+// terminal.  Returns the exit status (-1: did not exit within 30 s, then killed) and
+// what was shown on the terminal.
+std::pair<int, std::string> run_on_terminal(const std::string& program, const std::vector<std::string>& args,
+                                            const std::string& cwd, const std::string& answer) {
+    const int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) return {-1, "no pty"};
+    const std::string slave = ptsname(master);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(program.c_str()));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        setsid();
+        const int tty = open(slave.c_str(), O_RDWR);
+        const int null = open("/dev/null", O_WRONLY);
+        if (tty < 0 || null < 0 || chdir(cwd.c_str()) != 0) _exit(127);
+        dup2(tty, STDIN_FILENO);
+        dup2(tty, STDERR_FILENO);
+        dup2(null, STDOUT_FILENO);
+        execv(program.c_str(), argv.data());
+        _exit(127);
+    }
+    // The answer waits in the terminal's input until the program reads it.
+    (void)!::write(master, answer.data(), answer.size());
+    std::string shown;
+    int status = 0;
+    for (int waited_ms = 0;; waited_ms += 50) {
+        struct pollfd p = {master, POLLIN, 0};
+        while (poll(&p, 1, 0) > 0 && (p.revents & POLLIN)) {
+            char buf[4096];
+            const ssize_t n = read(master, buf, sizeof buf);
+            if (n <= 0) break;
+            shown.append(buf, std::size_t(n));
+        }
+        if (waitpid(pid, &status, WNOHANG) == pid) break;
+        if (waited_ms > 30'000) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            close(master);
+            return {-1, shown};
+        }
+        poll(nullptr, 0, 50);
+    }
+    close(master);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, shown};
+}
+
+// With standard input and standard error on a terminal, libdeflate's gzip asks before it
+// replaces an output: 'y' replaces it, anything else keeps it and is an error.
+TEST_F(CliGunzip, ExistingOutputOnTerminalAsksLikeReference) {
+    REQUIRE_REFERENCE();
+    const std::string data = text(9'000, 71);
+    for (const std::string answer : {"y\n", "n\n", "\n"}) {
+        auto run = [&](bool reference) {
+            clear();
+            write_gz("a.gz", data);
+            write("a", "precious");
+            auto r = reference ? run_on_terminal(ref_, {"-d", "a.gz"}, dir_, answer)
+                               : run_on_terminal(links_ + "/gunzip", {"a.gz"}, dir_, answer);
+            return std::tuple(r.first, r.second, listing(), exists("a") ? read("a") : "");
+        };
+        const auto [their_status, their_terminal, their_files, their_a] = run(true);
+        const auto [status, terminal, files, a] = run(false);
+        const bool yes = answer[0] == 'y';
+        EXPECT_EQ(status, their_status) << terminal << "\n---\n" << their_terminal;
+        EXPECT_EQ(status, yes ? 0 : 1) << terminal;
+        EXPECT_EQ(join(files), join(their_files));
+        EXPECT_EQ(a, their_a);
+        EXPECT_EQ(a, yes ? data : "precious");
+        EXPECT_NE(terminal.find("gunzip: \"a\" already exists; overwrite? (y/n) "), std::string::npos) << terminal;
+        EXPECT_EQ(terminal.find("Not overwriting.") != std::string::npos, !yes) << terminal;
+    }
 }
 
 // ---- modes ------------------------------------------------------------------------------
