@@ -347,6 +347,15 @@ bool starts_like_gzip(const std::uint8_t* in, std::size_t n) {
     return n >= kGzipMinSize && in[0] == 0x1f && in[1] == 0x8b;
 }
 
+// A Sink writing to @p fd whose failure says what libdeflate's gzip says, naming the
+// output @p shown ("standard output", or the final name in quotes, not the temporary one).
+Sink output_sink(int fd, const std::string& shown) {
+    return [fd, shown](std::span<const std::uint8_t> b) {
+        if (!io::write_all(fd, b.data(), b.size()))
+            throw io::WriteError("Error writing to " + shown + ": " + std::strerror(errno));
+    };
+}
+
 /// Decompresses @p in (every member, for gzip) into @p out_fd, or only checks it when
 /// out_fd < 0.  @p name is the input as messages name it.
 Status decompress_members(const Options& o, const std::uint8_t* in, std::size_t n, const std::string& name,
@@ -357,11 +366,11 @@ Status decompress_members(const Options& o, const std::uint8_t* in, std::size_t 
             // libdeflate's gzip do; libdeflate's -t is a -c that writes nothing, except
             // here, where -f -t copies the data to standard output too.
             if (!o.force || !(o.to_stdout || o.test)) return error(name + ": not in gzip format");
-            io::fd_sink(STDOUT_FILENO, "standard output")({in, n});
+            output_sink(STDOUT_FILENO, "standard output")({in, n});
             out_total = n;
             return kOk;
         }
-        const Sink sink = out_fd >= 0 ? io::fd_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
+        const Sink sink = out_fd >= 0 ? output_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
         out_total = decompress({in, n}, sink, o.format).out_bytes;
     } catch (const io::WriteError& e) {
         return error(e.what());
@@ -449,7 +458,8 @@ Status decompress_one(const Options& o, const std::string& arg) {
 
     TempOutput out;
     if (!out.create(paths.out)) return kError;
-    if (const Status s = decompress_members(o, data, size, name, out.fd(), paths.out, produced); s != kOk) return s;
+    if (const Status s = decompress_members(o, data, size, name, out.fd(), in_quotes(paths.out), produced); s != kOk)
+        return s;
     if (!out.commit(st)) return kError;
     if (!o.keep && ::unlink(paths.in.c_str()) != 0) return error(paths.in + ": " + errno_text());
     if (o.verbose)

@@ -277,7 +277,7 @@ ParseResult parse_options(int argc, char** argv) {
                 case 'V': print_version(); return {std::nullopt, 0};
                 case 'S': {
                     std::string v;
-                    if (!rest_or_next(v)) return fail("option -S needs a value");
+                    if (!rest_or_next(v)) return fail("option requires an argument -- 'S'");
                     o.suffix = v;
                     suffix_given = true;
                     break;
@@ -285,7 +285,7 @@ ParseResult parse_options(int argc, char** argv) {
                 case 'L':
                 case 'p': {
                     std::string v;
-                    if (!rest_or_next(v)) return fail(std::string("option -") + ch + " needs a value");
+                    if (!rest_or_next(v)) return fail(std::string("option requires an argument -- '") + ch + "'");
                     if (ch == 'L') {
                         if (!set_level(v)) return invalid_level(v);
                     } else if (!parse_count(v, kMaxThreads, o.threads)) {

@@ -358,6 +358,34 @@ TEST_F(CliGunzip, MessagesMatchReference) {
     for (const Case& c : cases) expect_same_outcome(prepare, c.mode, c.args);
 }
 
+// The first line only: the usage that follows is each program's own.
+TEST_F(CliGunzip, MissingOptionArgumentSaysSoLikeReference) {
+    REQUIRE_REFERENCE();
+    for (const char* option : {"-S", "-dS"}) {
+        const Result ours = gunzip({option}), theirs = ref({option});
+        EXPECT_STATUS(ours, 1);
+        EXPECT_EQ(ours.exit_code, theirs.exit_code);
+        const std::string first = messages(ours.err), their_first = messages(theirs.err);
+        EXPECT_EQ(first.substr(0, first.find('\n')), their_first.substr(0, their_first.find('\n'))) << option;
+    }
+}
+
+TEST_F(CliGunzip, WriteErrorSaysSoLikeReference) {
+    REQUIRE_REFERENCE();
+    write_gz("a.gz", text(20'000, 72));
+    write("a", "not gzip, passed through");
+    RunOptions full;
+    full.stdout_fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(full.stdout_fd, 0) << std::strerror(errno);
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"-c", "a.gz"}, {"-f", "-c", "a"}}) {
+        const Result ours = gunzip(args, full), theirs = ref_gunzip(args, full);
+        EXPECT_STATUS(ours, 1);
+        EXPECT_EQ(ours.exit_code, theirs.exit_code) << join(args);
+        EXPECT_EQ(messages(ours.err), messages(theirs.err)) << join(args);
+    }
+    close(full.stdout_fd);
+}
+
 TEST_F(CliGunzip, MessagesBeginWithTheNameRunAs) {
     const Result r = gunzip({"missing.gz"});
     EXPECT_STATUS(r, 1);
