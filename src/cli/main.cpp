@@ -26,6 +26,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,17 +47,24 @@ namespace {
 // any warning (a file skipped) -> exit 2 (0 with -q); else 0.
 enum Status { kOk = 0, kError = 1, kWarning = 2 };
 
+// Messages begin with the program's name as it was run, as libdeflate's do; where the
+// situation is one libdeflate's gzip has, the words are its words, and a file is named
+// in double quotes ("standard input" and "standard output" for the streams).
 Status error(const std::string& message) {
-    fmt::print(stderr, "flowdeflate: {}\n", message);
+    fmt::print(stderr, "{}: {}\n", program_name(), message);
     return kError;
 }
 
 Status warning(const Options& o, const std::string& message) {
-    if (!o.quiet) fmt::print(stderr, "flowdeflate: {}\n", message);
+    if (!o.quiet) fmt::print(stderr, "{}: {}\n", program_name(), message);
     return kWarning;
 }
 
 std::string errno_text() { return std::strerror(errno); }
+
+std::string in_quotes(const std::string& path) { return "\"" + path + "\""; }
+
+Status cannot_open(const std::string& path) { return error("Can't open " + in_quotes(path) + " for reading: " + errno_text()); }
 
 // ---- the temporary output file, removed on errors and signals ----------------------
 
@@ -97,9 +105,14 @@ public:
     }
     int fd() const { return file_->fd(); }
 
-    /// Gives the output @p st's mode, owner and times, and renames it into place.
+    /// Gives the output @p st's mode, owner and times, and renames it into place.  The
+    /// setuid and setgid bits are not copied: a restored program must not gain them from
+    /// a .gz anyone could have written (libdeflate's gzip loses them too, as its chown
+    /// after chmod clears them).
     bool commit(const struct stat& st) {
-        file_->copy_attributes(st);
+        struct stat safe = st;
+        safe.st_mode &= ~mode_t(S_ISUID | S_ISGID);
+        file_->copy_attributes(safe);
         try {
             file_->commit();
         } catch (const Error& e) {
@@ -131,6 +144,37 @@ bool exists(const std::string& path) {
     struct stat st {};
     return ::lstat(path.c_str(), &st) == 0;
 }
+
+// As libdeflate's gzip without -f: an existing output is a warning (exit 2, silent with
+// -q), unless standard input and standard error are both terminals, where the user is
+// asked; anything but 'y' is an error.  kOk: go on and replace it.
+Status may_replace(const Options& o, const std::string& out_path) {
+    if (o.force || !exists(out_path)) return kOk;
+    if (!::isatty(STDIN_FILENO) || !::isatty(STDERR_FILENO))
+        return warning(o, in_quotes(out_path) + " already exists; use -f to overwrite");
+    fmt::print(stderr, "{}: {} already exists; overwrite? (y/n) ", program_name(), in_quotes(out_path));
+    std::fflush(stderr);
+    if (std::getchar() != 'y') return error("Not overwriting.");
+    return kOk;
+}
+
+// The checks libdeflate's gzip makes of an opened input: a directory or other non-regular
+// file is skipped with a warning; so is a file with several hard links, unless
+// @p allow_hard_links.
+Status check_input(const Options& o, int fd, const std::string& path, struct stat& st, bool allow_hard_links) {
+    if (::fstat(fd, &st) != 0) return error(in_quotes(path) + ": unable to stat file");
+    if (!S_ISREG(st.st_mode))
+        return warning(o, in_quotes(path) + " is " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+                              " -- skipping");
+    if (st.st_nlink > 1 && !allow_hard_links)
+        return warning(o, in_quotes(path) + " has multiple hard links -- skipping (use -f to process anyway)");
+    return kOk;
+}
+
+constexpr const char* kTerminalOutput =
+    "Refusing to write compressed data to terminal. Use -f to override.\nFor help, use -h.";
+constexpr const char* kTerminalInput =
+    "Refusing to read compressed data from terminal.  Use -f to override.\nFor help, use -h.";
 
 double peak_rss_mib() {
     struct rusage ru {};
@@ -252,40 +296,34 @@ Status compress_one(const Options& o, const std::string& path) {
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     std::uint64_t in_bytes = 0, out_bytes = 0;
     if (path == "-") {
-        if (!o.force && ::isatty(STDOUT_FILENO))
-            return error("refusing to write compressed data to a terminal (use -f to force)");
+        if (!o.force && ::isatty(STDOUT_FILENO)) return error(kTerminalOutput);
         const Status s = compress_fd(o, STDIN_FILENO, "(stdin)", STDOUT_FILENO, "(stdout)", 0, in_bytes, out_bytes);
         if (s == kOk) report(o, "(stdin)", in_bytes, out_bytes, elapsed(), "written to standard output");
         return s;
     }
     if (!o.to_stdout && !o.force && has_suffix(path, o.suffix)) {
-        if (!o.quiet) fmt::print(stderr, "flowdeflate: {}: already has {} suffix -- skipping\n", path, o.suffix);
+        // libdeflate's gzip says so even with -q, and the file counts as done.
+        fmt::print(stderr, "{}: {}: already has {} suffix -- skipping\n", program_name(), path, o.suffix);
         return kOk;
     }
     const int in_fd = ::open(path.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | nofollow(o));
-    if (in_fd < 0) return error(path + ": " + errno_text());
+    if (in_fd < 0) return cannot_open(path);
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }
     } closer{in_fd};
     struct stat st {};
-    if (::fstat(in_fd, &st) != 0) return error(path + ": " + errno_text());
-    if (!S_ISREG(st.st_mode))
-        return warning(o, path + " is " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") + " -- skipping");
+    if (const Status s = check_input(o, in_fd, path, st, o.force || o.keep || o.to_stdout); s != kOk) return s;
     ::fcntl(in_fd, F_SETFL, ::fcntl(in_fd, F_GETFL) & ~O_NONBLOCK);
-    if (st.st_nlink > 1 && !o.force && !o.keep && !o.to_stdout)
-        return warning(o, path + " has " + std::to_string(st.st_nlink) +
-                              " hard links -- skipping (use -f or -k to compress it anyway)");
     if (o.to_stdout) {
-        if (!o.force && ::isatty(STDOUT_FILENO))
-            return error("refusing to write compressed data to a terminal (use -f to force)");
+        if (!o.force && ::isatty(STDOUT_FILENO)) return error(kTerminalOutput);
         const Status s =
             compress_fd(o, in_fd, path, STDOUT_FILENO, "(stdout)", std::uint64_t(st.st_size), in_bytes, out_bytes);
         if (s == kOk) report(o, path, in_bytes, out_bytes, elapsed(), "written to standard output");
         return s;
     }
     const std::string out_path = path + o.suffix;
-    if (!o.force && exists(out_path)) return error(out_path + " already exists; use -f to overwrite");
+    if (const Status s = may_replace(o, out_path); s != kOk) return s;
     TempOutput out;
     if (!out.create(out_path)) return kError;
     if (const Status s = compress_fd(o, in_fd, path, out.fd(), out_path, std::uint64_t(st.st_size), in_bytes, out_bytes);
@@ -301,27 +339,71 @@ Status compress_one(const Options& o, const std::string& path) {
 
 using io::read_all;
 
+// libdeflate's gzip's test of a file it is asked to decompress: at least a gzip header and
+// trailer, beginning with the gzip magic bytes.
+constexpr std::size_t kGzipMinSize = 10 + 8;
+
+bool starts_like_gzip(const std::uint8_t* in, std::size_t n) {
+    return n >= kGzipMinSize && in[0] == 0x1f && in[1] == 0x8b;
+}
+
+// A Sink writing to @p fd whose failure says what libdeflate's gzip says, naming the
+// output @p shown ("standard output", or the final name in quotes, not the temporary one).
+Sink output_sink(int fd, const std::string& shown) {
+    return [fd, shown](std::span<const std::uint8_t> b) {
+        if (!io::write_all(fd, b.data(), b.size()))
+            throw io::WriteError("Error writing to " + shown + ": " + std::strerror(errno));
+    };
+}
+
 /// Decompresses @p in (every member, for gzip) into @p out_fd, or only checks it when
-/// out_fd < 0.
+/// out_fd < 0.  @p name is the input as messages name it.
 Status decompress_members(const Options& o, const std::uint8_t* in, std::size_t n, const std::string& name,
                           int out_fd, const std::string& out_name, std::uint64_t& out_total) {
     try {
-        const Sink sink = out_fd >= 0 ? io::fd_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
+        if (o.format == Format::gzip && !starts_like_gzip(in, n)) {
+            // -f -c passes data that is not gzip through unchanged, as GNU gzip and
+            // libdeflate's gzip do; libdeflate's -t is a -c that writes nothing, except
+            // here, where -f -t copies the data to standard output too.
+            if (!o.force || !(o.to_stdout || o.test)) return error(name + ": not in gzip format");
+            output_sink(STDOUT_FILENO, "standard output")({in, n});
+            out_total = n;
+            return kOk;
+        }
+        const Sink sink = out_fd >= 0 ? output_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
         out_total = decompress({in, n}, sink, o.format).out_bytes;
     } catch (const io::WriteError& e) {
         return error(e.what());
     } catch (const Error& e) {
+        if (o.format == Format::gzip) return error(name + ": file corrupt or not in gzip format");
         return error(name + ": " + e.what());
     }
     return kOk;
 }
 
-Status decompress_one(const Options& o, std::string path) {
+// The input file a decompression reads and the output it writes, chosen from the name on
+// the command line as libdeflate's gzip chooses them.
+struct DecompressPaths {
+    std::string in, out;  ///< out is empty for standard output (-c, -t)
+};
+
+// NAME.gz -> NAME.  A NAME without the suffix that does not exist means NAME.gz; one that
+// exists is skipped (a warning), except with -c or -t, where it is read as it is.
+std::optional<DecompressPaths> decompress_paths(const Options& o, const std::string& arg, Status& skipped) {
+    const bool to_stdout = o.to_stdout || o.test;
+    if (has_suffix(arg, o.suffix)) return DecompressPaths{arg, to_stdout ? "" : arg.substr(0, arg.size() - o.suffix.size())};
+    struct stat st {};
+    if (::stat(arg.c_str(), &st) != 0 && errno == ENOENT) return DecompressPaths{arg + o.suffix, to_stdout ? "" : arg};
+    if (to_stdout) return DecompressPaths{arg, ""};
+    skipped = warning(o, in_quotes(arg) + " does not end with the " + o.suffix + " suffix -- skipping");
+    return std::nullopt;
+}
+
+Status decompress_one(const Options& o, const std::string& arg) {
     std::vector<std::uint8_t> owned;
     const std::uint8_t* data = nullptr;
     std::size_t size = 0;
     struct stat st {};
-    int in_fd = -1;
     struct Unmap {
         const void* p = nullptr;
         std::size_t n = 0;
@@ -331,39 +413,35 @@ Status decompress_one(const Options& o, std::string path) {
             if (fd >= 0) ::close(fd);
         }
     } unmap;
-    std::string out_path;
-    const bool to_stdout = o.to_stdout && !o.test;
+    DecompressPaths paths;
+    std::string name;  // the input as messages name it
 
-    if (path == "-") {
-        if (!o.force && ::isatty(STDIN_FILENO))
-            return error("refusing to read compressed data from a terminal (use -f to force)");
-        if (!read_all(STDIN_FILENO, owned)) return error("(stdin): " + errno_text());
+    if (arg == "-") {
+        if (!o.force && ::isatty(STDIN_FILENO)) return error(kTerminalInput);
+        name = "standard input";
+        if (!read_all(STDIN_FILENO, owned)) return error("Error reading from standard input: " + errno_text());
         data = owned.data();
         size = owned.size();
-        path = "(stdin)";
     } else {
-        if (!o.to_stdout && !o.test && !has_suffix(path, o.suffix)) {
-            if (!exists(path) && exists(path + o.suffix)) {
-                path += o.suffix;
-            } else {
-                return warning(o, "\"" + path + "\" does not end with the " + o.suffix + " suffix -- skipping");
-            }
-        }
-        in_fd = ::open(path.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | nofollow(o));
-        if (in_fd < 0) return error(path + ": " + errno_text());
+        Status skipped = kOk;
+        const auto chosen = decompress_paths(o, arg, skipped);
+        if (!chosen) return skipped;
+        paths = *chosen;
+        name = in_quotes(paths.in);
+        const int in_fd = ::open(paths.in.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | nofollow(o));
+        if (in_fd < 0) return cannot_open(paths.in);
         unmap.fd = in_fd;
-        if (::fstat(in_fd, &st) != 0) return error(path + ": " + errno_text());
-        if (!S_ISREG(st.st_mode))
-            return warning(o, path + " is " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
-                                  " -- skipping");
-        if (st.st_nlink > 1 && !o.force && !o.keep && !o.to_stdout && !o.test)
-            return warning(o, path + " has " + std::to_string(st.st_nlink) + " hard links -- skipping");
+        if (!o.force && ::isatty(in_fd)) return error(kTerminalInput);
+        if (const Status s = check_input(o, in_fd, paths.in, st, o.force || o.keep || paths.out.empty()); s != kOk)
+            return s;
+        if (!paths.out.empty())
+            if (const Status s = may_replace(o, paths.out); s != kOk) return s;
         size = std::size_t(st.st_size);
         if (size) {
             void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, in_fd, 0);
             if (p == MAP_FAILED) {
                 ::fcntl(in_fd, F_SETFL, ::fcntl(in_fd, F_GETFL) & ~O_NONBLOCK);
-                if (!read_all(in_fd, owned)) return error(path + ": " + errno_text());
+                if (!read_all(in_fd, owned)) return error("Error reading from " + name + ": " + errno_text());
                 data = owned.data();
                 size = owned.size();
             } else {
@@ -372,21 +450,20 @@ Status decompress_one(const Options& o, std::string path) {
                 data = static_cast<const std::uint8_t*>(p);
             }
         }
-        if (!o.test && !o.to_stdout) out_path = path.substr(0, path.size() - o.suffix.size());
     }
 
     std::uint64_t produced = 0;
-    if (o.test) return decompress_members(o, data, size, path, -1, "", produced);
-    if (to_stdout || out_path.empty()) return decompress_members(o, data, size, path, STDOUT_FILENO, "(stdout)", produced);
+    if (o.test) return decompress_members(o, data, size, name, -1, "", produced);
+    if (paths.out.empty()) return decompress_members(o, data, size, name, STDOUT_FILENO, "standard output", produced);
 
-    if (!o.force && exists(out_path)) return error(out_path + " already exists; use -f to overwrite");
     TempOutput out;
-    if (!out.create(out_path)) return kError;
-    if (const Status s = decompress_members(o, data, size, path, out.fd(), out_path, produced); s != kOk) return s;
+    if (!out.create(paths.out)) return kError;
+    if (const Status s = decompress_members(o, data, size, name, out.fd(), in_quotes(paths.out), produced); s != kOk)
+        return s;
     if (!out.commit(st)) return kError;
-    if (!o.keep && ::unlink(path.c_str()) != 0) return error(path + ": " + errno_text());
+    if (!o.keep && ::unlink(paths.in.c_str()) != 0) return error(paths.in + ": " + errno_text());
     if (o.verbose)
-        fmt::print(stderr, "{}: {} -> {} bytes -- replaced with {}\n", path, size, produced, out_path);
+        fmt::print(stderr, "{}: {} -> {} bytes -- replaced with {}\n", paths.in, size, produced, paths.out);
     return kOk;
 }
 

@@ -12,10 +12,18 @@
 
 namespace flowdeflate::cli {
 
+namespace {
+std::string g_program_name = "flowdeflate";
+}  // namespace
+
+const std::string& program_name() { return g_program_name; }
+
+bool is_gunzip_name(std::string_view name) { return name == "gunzip" || name == "flowdeflate-gunzip"; }
+
 void print_usage(bool to_stderr) {
     FILE* fp = to_stderr ? stderr : stdout;
     fmt::print(fp,
-               "Usage: flowdeflate [OPTION]... [FILE]...\n"
+               "Usage: {} [OPTION]... [FILE]...\n"
                "Compress or decompress FILEs in the gzip format (or zlib or raw DEFLATE).  Compressed\n"
                "output is byte for byte what libdeflate's gzip (1.19 and newer) writes at the same\n"
                "level (for zlib and DEFLATE: libdeflate_zlib_compress / libdeflate_deflate_compress).\n"
@@ -24,11 +32,13 @@ void print_usage(bool to_stderr) {
                "  -1 .. -12           compression level (default 6); -0 stores without compressing;\n"
                "  -L, --level L       10-12 compress most and are slow\n"
                "  -c, --stdout        write to standard output; keep input files\n"
-               "  -d, --decompress    decompress (multi-member files too)\n"
+               "  -d, --decompress    decompress (multi-member files too); the default when run as\n"
+               "                      gunzip or flowdeflate-gunzip\n"
                "  -t, --test          test compressed files: decompress and discard\n"
                "  -f, --force         overwrite existing output files; compress files that already\n"
                "                      have the suffix or several hard links; write compressed data\n"
-               "                      to a terminal or read it from one\n"
+               "                      to a terminal or read it from one; with -d -c, copy data that\n"
+               "                      is not gzip to standard output unchanged\n"
                "  -k, --keep          keep (do not delete) input files\n"
                "  -n, --no-name       accepted for compatibility: no name or time is ever stored\n"
                "  -q, --quiet         suppress warnings (a skipped file then exits 0)\n"
@@ -60,13 +70,15 @@ void print_usage(bool to_stderr) {
                "a bounded window, so memory does not grow with the file (decompression holds the\n"
                "compressed file and one member's output in memory, as libdeflate does).\n"
                "\n"
-               "Exit status: 0 success, 1 error, 2 a file was skipped with a warning.\n");
+               "Exit status: 0 success, 1 error, 2 a file was skipped with a warning (an existing\n"
+               "output without -f, a name without the suffix, a directory...).\n",
+               g_program_name);
 }
 
 namespace {
 
 int usage_error(const std::string& message) {
-    fmt::print(stderr, "flowdeflate: {}\n", message);
+    fmt::print(stderr, "{}: {}\n", g_program_name, message);
     print_usage(true);
     return 1;
 }
@@ -106,6 +118,24 @@ bool parse_count(std::string_view s, int max, int& out) {
     return true;
 }
 
+void print_version() {
+    fmt::print("flowdeflate {}\n"
+               "Output identical to libdeflate {}'s gzip.\n"
+               "\n"
+               "Its compressor and decompressor follow libdeflate, Copyright 2016 Eric Biggers,\n"
+               "free software under the terms of the MIT license.  There is NO WARRANTY, to the\n"
+               "extent permitted by law.\n",
+               kVersion, kReferenceVersion);
+}
+
+// libdeflate's message for a level it does not accept; like libdeflate's gzip, no usage
+// follows it.
+ParseResult invalid_level(std::string_view digits) {
+    fmt::print(stderr, "{}: Invalid compression level: \"{}\".  Must be an integer in the range [0, {}].\n",
+               g_program_name, digits, kMaxLevel);
+    return {std::nullopt, 1};
+}
+
 std::string thread_count_error(std::string_view value) {
     return "invalid thread count: \"" + std::string(value) + "\" (1.." + std::to_string(kMaxThreads) + ")";
 }
@@ -114,12 +144,18 @@ std::string thread_count_error(std::string_view value) {
 
 ParseResult parse_options(int argc, char** argv) {
     Options o;
+    if (argc > 0 && argv[0] != nullptr) {
+        const std::string_view argv0 = argv[0];
+        if (const auto name = argv0.substr(argv0.rfind('/') + 1); !name.empty()) g_program_name = std::string(name);
+        o.decompress = is_gunzip_name(g_program_name);
+    }
     bool options_done = false;
     bool suffix_given = false;
     auto fail = [](const std::string& m) { return ParseResult{std::nullopt, usage_error(m)}; };
     auto set_level = [&](std::string_view digits) -> bool {
         int level;
-        if (!parse_int(digits, level) || level > kMaxLevel) return false;
+        // "-01" is not a level, as in libdeflate's gzip.
+        if (!parse_int(digits, level) || level > kMaxLevel || (digits.size() > 1 && digits[0] == '0')) return false;
         o.level = level;
         return true;
     };
@@ -162,11 +198,10 @@ ParseResult parse_options(int argc, char** argv) {
                 print_usage(false);
                 return {std::nullopt, 0};
             } else if (name == "version") {
-                fmt::print("flowdeflate {}\nOutput identical to libdeflate {}'s gzip.  Algorithm: libdeflate by Eric Biggers (MIT).\n",
-                           kVersion, kReferenceVersion);
+                print_version();
                 return {std::nullopt, 0};
             } else if (name == "level") {
-                if (!take_value() || !set_level(value)) return fail("invalid compression level: \"" + std::string(value) + "\"");
+                if (!take_value() || !set_level(value)) return invalid_level(value);
             } else if (name == "suffix") {
                 if (!take_value()) return fail("option --suffix needs a value");
                 o.suffix = std::string(value);
@@ -214,8 +249,7 @@ ParseResult parse_options(int argc, char** argv) {
             if (ch >= '0' && ch <= '9') {
                 std::size_t k = j;
                 while (k + 1 < a.size() && a[k + 1] >= '0' && a[k + 1] <= '9') ++k;
-                if (!set_level(a.substr(j, k - j + 1)))
-                    return fail("invalid compression level: \"" + std::string(a.substr(j, k - j + 1)) + "\"");
+                if (!set_level(a.substr(j, k - j + 1))) return invalid_level(a.substr(j, k - j + 1));
                 j = k;
                 continue;
             }
@@ -240,13 +274,10 @@ ParseResult parse_options(int argc, char** argv) {
                 case 'q': o.quiet = true; break;
                 case 'v': o.verbose = true; break;
                 case 'h': print_usage(false); return {std::nullopt, 0};
-                case 'V':
-                    fmt::print("flowdeflate {}\nOutput identical to libdeflate {}'s gzip.  Algorithm: libdeflate by Eric Biggers (MIT).\n",
-                               kVersion, kReferenceVersion);
-                    return {std::nullopt, 0};
+                case 'V': print_version(); return {std::nullopt, 0};
                 case 'S': {
                     std::string v;
-                    if (!rest_or_next(v)) return fail("option -S needs a value");
+                    if (!rest_or_next(v)) return fail("option requires an argument -- 'S'");
                     o.suffix = v;
                     suffix_given = true;
                     break;
@@ -254,9 +285,9 @@ ParseResult parse_options(int argc, char** argv) {
                 case 'L':
                 case 'p': {
                     std::string v;
-                    if (!rest_or_next(v)) return fail(std::string("option -") + ch + " needs a value");
+                    if (!rest_or_next(v)) return fail(std::string("option requires an argument -- '") + ch + "'");
                     if (ch == 'L') {
-                        if (!set_level(v)) return fail("invalid compression level: \"" + v + "\"");
+                        if (!set_level(v)) return invalid_level(v);
                     } else if (!parse_count(v, kMaxThreads, o.threads)) {
                         return fail(thread_count_error(v));
                     }
@@ -267,7 +298,7 @@ ParseResult parse_options(int argc, char** argv) {
         }
     }
     if (suffix_given && o.suffix.empty()) {
-        fmt::print(stderr, "flowdeflate: invalid suffix\n");
+        fmt::print(stderr, "{}: invalid suffix\n", g_program_name);
         return {std::nullopt, 1};
     }
     if (!suffix_given) o.suffix = o.format == Format::zlib ? ".zz" : o.format == Format::deflate ? ".deflate" : ".gz";

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "flowdeflate/options.hpp"
@@ -35,5 +36,14 @@ struct ParseResult {
 
 ParseResult parse_options(int argc, char** argv);
 void print_usage(bool to_stderr);
+
+/// The name messages begin with: the last component of argv[0], as libdeflate's gzip
+/// prints it ("flowdeflate", or "gunzip" when run through that link).
+const std::string& program_name();
+
+/// Whether @p name (argv[0]'s last component) asks for decompression: "gunzip" or
+/// "flowdeflate-gunzip", as libdeflate's gzip decompresses when run as "gunzip" or
+/// "libdeflate-gunzip".
+bool is_gunzip_name(std::string_view name);
 
 }  // namespace flowdeflate::cli
