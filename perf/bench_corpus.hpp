@@ -18,9 +18,14 @@
 
 namespace flowdeflate::bench {
 
-inline std::vector<std::filesystem::path> corpus_files(std::uintmax_t max_bytes) {
+/// FLOWDEFLATE_CORPUS, else build/corpus.
+inline std::filesystem::path corpus_dir() {
     const char* env = std::getenv("FLOWDEFLATE_CORPUS");
-    const std::filesystem::path corpus = env ? env : std::filesystem::path(FLOWDEFLATE_SOURCE_DIR) / "build/corpus";
+    return env ? std::filesystem::path(env) : std::filesystem::path(FLOWDEFLATE_SOURCE_DIR) / "build/corpus";
+}
+
+inline std::vector<std::filesystem::path> corpus_files(std::uintmax_t max_bytes) {
+    const std::filesystem::path corpus = corpus_dir();
     std::vector<std::filesystem::path> files;
     if (std::filesystem::is_directory(corpus))
         for (const auto& e : std::filesystem::directory_iterator(corpus))

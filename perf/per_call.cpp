@@ -36,9 +36,7 @@ using Bytes = std::vector<std::uint8_t>;
 const Bytes& text() {
     static const Bytes bytes = [] {
         const char* env = std::getenv("FLOWDEFLATE_BENCH_TEXT");
-        std::filesystem::path p = env ? std::filesystem::path(env)
-                                      : std::filesystem::path(FLOWDEFLATE_SOURCE_DIR) / "build/corpus/packages.txt";
-        if (const char* c = std::getenv("FLOWDEFLATE_CORPUS"); c && !env) p = std::filesystem::path(c) / "packages.txt";
+        const std::filesystem::path p = env ? std::filesystem::path(env) : flowdeflate::bench::corpus_dir() / "packages.txt";
         Bytes b = flowdeflate::bench::slurp(p, 16u << 20);
         if (b.size() < (16u << 20)) {
             std::fprintf(stderr, "per_call: %s is missing or short (run scripts/corpus)\n", p.c_str());

@@ -35,6 +35,9 @@ enum class Tracks {
 
 inline constexpr int kMinLevel = 0;
 inline constexpr int kMaxLevel = 12;
+/// The smallest chunk (Options::chunk_size) the parallel search takes: a chunk's tracks
+/// run up to 4 KiB past its end, and the chunk must hold more than its own overlap.
+inline constexpr std::size_t kMinChunkSize = 4096;
 inline constexpr int kDefaultLevel = 6;
 
 /// Every failure the library reports is a flowdeflate::Error (or derived from it): invalid

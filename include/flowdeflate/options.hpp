@@ -18,10 +18,10 @@
 
 namespace flowdeflate {
 
-/// The bounds Options::validate() enforces (levels: kMinLevel..kMaxLevel, core.hpp).  The
-/// command line checks its flags against them too, so that its messages name its flags.
+/// The bounds Options::validate() enforces (levels kMinLevel..kMaxLevel and kMinChunkSize
+/// are in core.hpp).  The command line checks its flags against them too, so that its
+/// messages name its flags.
 inline constexpr int kMaxThreads = 4096;  ///< also for search_concurrency and code_concurrency
-inline constexpr std::size_t kMinChunkSize = 4096;
 inline constexpr std::size_t kMaxChunkSize = std::size_t(1) << 30;
 inline constexpr int kMaxAhead = 1 << 16;
 inline constexpr int kMaxRing = 1 << 20;

@@ -115,6 +115,7 @@ namespace {
 // bound bytes, or the caller's own span); then @p deliver(n) takes the n bytes written.
 template <class Into, class Deliver>
 Result compress_direct(std::span<const u8> in, const graph::PipelineOptions& po, Into&& into, Deliver&& deliver) {
+    graph::check_cancelled(po);
     api::CompressorPool::Lease lease(api::CompressorPool::instance(), po.level);
     const std::span<u8> out = into(lease, core::DeflateCompressor::bound(in.size(), po.format));
     const std::size_t n = lease.compressor().compress(in, out, po.format);
@@ -127,14 +128,14 @@ Result compress_direct(std::span<const u8> in, const graph::PipelineOptions& po,
 
 Result compress(std::span<const std::uint8_t> in, const Sink& sink, const Options& options) {
     const graph::PipelineOptions po = pipeline_options(options);
-    graph::check_cancelled(po);
-    Result result;
     if (runs_direct(in.size(), po)) {
         std::span<u8> out;
         return compress_direct(
             in, po, [&](api::CompressorPool::Lease& lease, std::size_t bound) { return out = lease.scratch(bound); },
             [&](std::size_t n) { sink(out.first(n)); });
     }
+    graph::check_cancelled(po);
+    Result result;
     if (!po.parallel()) {
         MemoryInput input(in);
         UserSink user(sink, po, [&] { return input.consumed(); });
@@ -169,7 +170,6 @@ Result compress(std::span<const std::uint8_t> in, const Sink& sink, const Option
 Result compress(std::span<const std::uint8_t> in, Bytes& out, const Options& options) {
     const graph::PipelineOptions po = pipeline_options(options);
     if (runs_direct(in.size(), po)) {
-        graph::check_cancelled(po);
         const std::size_t old = out.size();
         return compress_direct(
             in, po,
@@ -193,7 +193,6 @@ std::size_t compress(std::span<const std::uint8_t> in, std::span<std::uint8_t> o
     const graph::PipelineOptions po = pipeline_options(options);
     if (runs_direct(in.size(), po)) {
         // Straight into the caller's buffer: the core says 0 when it does not fit.
-        graph::check_cancelled(po);
         return compress_direct(in, po, [&](api::CompressorPool::Lease&, std::size_t) { return out; },
                                [](std::size_t) {})
             .out_bytes;

@@ -2,6 +2,7 @@
 #include "parallel/chunker.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "core/input_stream.hpp"
 #include "flowdeflate/core.hpp"
@@ -16,7 +17,8 @@ std::size_t chunk_lookahead(std::size_t chunk_size) {
 
 Chunker::Chunker(const u8* in_begin, std::size_t chunk_size)
     : chunk_size_(chunk_size), lookahead_(chunk_lookahead(chunk_size)) {
-    if (chunk_size < kMinChunkSize) throw Error("chunk size must be at least 4096 bytes");
+    if (chunk_size < kMinChunkSize)
+        throw Error("chunk size must be at least " + std::to_string(kMinChunkSize) + " bytes");
     next_.in_begin = in_begin;
     next_.end = in_begin;
 }

@@ -6,12 +6,10 @@
 #include <cstddef>
 #include <optional>
 
+#include "flowdeflate/core.hpp"
 #include "parallel/items.hpp"
 
 namespace flowdeflate::parallel {
-
-/// The smallest chunk the parallel search takes.
-inline constexpr std::size_t kMinChunkSize = 4096;
 
 /// One chunk of the input as the reader hands it out.
 struct ChunkJob {

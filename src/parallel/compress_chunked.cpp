@@ -10,7 +10,6 @@ namespace flowdeflate::parallel {
 
 std::vector<u8> compress_chunked(std::span<const u8> in, int level, Format format, const ChunkedOptions& options,
                                  ResolverStats* stats) {
-    if (options.chunk_size < kMinChunkSize) throw Error("chunk size must be at least 4096 bytes");
     struct Collect final : SegmentSink {
         std::vector<u8> bytes;
         void write(std::vector<u8>&& segment) override { bytes.insert(bytes.end(), segment.begin(), segment.end()); }
