@@ -96,16 +96,45 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// ---- decompression (libdeflate's decompressor) ------------------------------------------
+// ---- decompression -------------------------------------------------------------------------
+//
+// gzip (every member of a multi-member file), zlib or raw DEFLATE, decoded as the data
+// arrives, in bounded memory (a 256 KiB output piece and the decoder's 32 KiB window),
+// whatever the size of the stream.  What is accepted is what libdeflate's gzip accepts:
+// each gzip member's CRC-32 and ISIZE and the zlib Adler-32 are checked; data that is not
+// in the format, corrupt, truncated, or followed by anything but another whole gzip member
+// throws flowdeflate::Error.  Output already handed to the sink before an error stays
+// delivered (the calls that write files remove their output instead).
 
-/// Decompresses @p in (every member, for gzip) and hands the output to @p sink.  Throws
-/// flowdeflate::Error for corrupt, truncated or non-matching data.  A gzip member's ISIZE
-/// is only a first guess at its size (it wraps above 4 GiB).
+/// Decompresses @p in and hands the output to @p sink in order.
 Result decompress(std::span<const std::uint8_t> in, const Sink& sink, Format format = Format::gzip);
 [[nodiscard]] Bytes decompress(std::span<const std::uint8_t> in, Format format = Format::gzip);
+/// Decompresses everything readable from @p in_fd (a file, a pipe; not closed) into @p sink;
+/// messages name the input @p in_name.
+Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Format format = Format::gzip);
 /// Decompresses the file @p in into the file @p out (replaced if it exists), through a
-/// temporary file as compress_file() does.  Holds the compressed file and one member's
-/// output in memory, as libdeflate's gzip does.
+/// temporary file as compress_file() does: after an error there is no partial output.
 Result decompress_file(const std::filesystem::path& in, const std::filesystem::path& out, Format format = Format::gzip);
+
+/// Decompresses input given piece by piece: write() any number of times, then finish(),
+/// which throws if the input ended inside a member.  The sink is called from write() and
+/// finish(), on the calling thread.  Not thread-safe: one writer at a time.
+class StreamDecompressor {
+public:
+    explicit StreamDecompressor(Sink sink, Format format = Format::gzip);
+    ~StreamDecompressor();
+    StreamDecompressor(const StreamDecompressor&) = delete;
+    StreamDecompressor& operator=(const StreamDecompressor&) = delete;
+
+    void write(std::span<const std::uint8_t> data);
+    /// Ends the input; returns the totals.
+    Result finish();
+    [[nodiscard]] std::uint64_t in_bytes() const noexcept;
+    [[nodiscard]] std::uint64_t out_bytes() const noexcept;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace flowdeflate

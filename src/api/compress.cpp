@@ -33,6 +33,7 @@
 #include "graph/chunk_graph.hpp"
 #include "graph/pipeline.hpp"
 #include "io/fd.hpp"
+#include "io/fd_io.hpp"
 #include "io/fd_sink.hpp"
 #include "io/file_output.hpp"
 
@@ -444,13 +445,8 @@ Result compress_fd(int in_fd, const std::string& in_name, int out_fd, const std:
     // No threads of our own: this thread reads, the arena compresses and writes.
     StreamCompressor stream(po, io::fd_sink(out_fd, out_name));
     std::vector<u8> buf(1u << 20);
-    for (;;) {
-        const ssize_t n = ::read(in_fd, buf.data(), buf.size());
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw Error(in_name + ": read error: " + std::strerror(errno));
-        if (n == 0) break;
-        stream.write({buf.data(), std::size_t(n)});
-    }
+    if (!io::read_pieces(in_fd, buf, [&](std::span<const u8> piece) { stream.write(piece); }))
+        throw Error(in_name + ": read error: " + std::strerror(errno));
     return stream.finish();
 }
 

@@ -5,14 +5,13 @@
 // that the library uses too.  Compression streams every file (and standard input) through
 // compress_fd() (the flow graph with reader and writer I/O threads), so memory does not
 // depend on the input size, and writes bytes identical to libdeflate's gzip at the same
-// level.  Decompression and testing use libdeflate's decompressor on the whole compressed
-// file, member by member.
+// level.  Decompression and testing stream too (StreamDecompressor: ISA-L's inflate with
+// libdeflate's gzip's framing rules), in bounded memory.
 //
 // Files are never damaged: output goes to a temporary file in the same directory, which
 // is renamed over the final name only when complete (and removed on any error or on
 // SIGINT/SIGTERM/SIGHUP); the input is deleted only after that, and never with -k/-c.
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -337,14 +336,12 @@ Status compress_one(const Options& o, const std::string& path) {
 
 // ---- decompression and testing -----------------------------------------------------------
 
-using io::read_all;
-
 // libdeflate's gzip's test of a file it is asked to decompress: at least a gzip header and
 // trailer, beginning with the gzip magic bytes.
 constexpr std::size_t kGzipMinSize = 10 + 8;
 
-bool starts_like_gzip(const std::uint8_t* in, std::size_t n) {
-    return n >= kGzipMinSize && in[0] == 0x1f && in[1] == 0x8b;
+bool starts_like_gzip(std::span<const std::uint8_t> head) {
+    return head.size() >= kGzipMinSize && head[0] == 0x1f && head[1] == 0x8b;
 }
 
 // A Sink writing to @p fd whose failure says what libdeflate's gzip says, naming the
@@ -356,23 +353,49 @@ Sink output_sink(int fd, const std::string& shown) {
     };
 }
 
-/// Decompresses @p in (every member, for gzip) into @p out_fd, or only checks it when
-/// out_fd < 0.  @p name is the input as messages name it.
-Status decompress_members(const Options& o, const std::uint8_t* in, std::size_t n, const std::string& name,
-                          int out_fd, const std::string& out_name, std::uint64_t& out_total) {
+class ReadError : public Error {
+    using Error::Error;
+};
+
+/// Decompresses everything readable from @p in_fd into @p out_fd, or only checks it when
+/// out_fd < 0, as the data arrives (memory does not grow with the input).  @p name is the
+/// input as messages name it.  A gzip member's output is written before the next member
+/// is checked, as libdeflate's gzip does; unlike it, the output of a member that turns out
+/// corrupt is partly written already: to a file, which is then removed, or to standard
+/// output, as GNU gzip does.
+Status decompress_stream(const Options& o, int in_fd, const std::string& name, int out_fd, const std::string& out_name,
+                         std::uint64_t& in_total, std::uint64_t& out_total) {
+    std::vector<std::uint8_t> buf(std::size_t(1) << 20);
+    const auto read_error = [&] { return ReadError("Error reading from " + name + ": " + errno_text()); };
     try {
-        if (o.format == Format::gzip && !starts_like_gzip(in, n)) {
+        const ssize_t head = io::read_full(in_fd, std::span(buf).first(kGzipMinSize));
+        if (head < 0) throw read_error();
+        const std::span<const std::uint8_t> first(buf.data(), std::size_t(head));
+        if (o.format == Format::gzip && !starts_like_gzip(first)) {
             // -f -c passes data that is not gzip through unchanged, as GNU gzip and
             // libdeflate's gzip do; libdeflate's -t is a -c that writes nothing, except
             // here, where -f -t copies the data to standard output too.
             if (!o.force || !(o.to_stdout || o.test)) return error(name + ": not in gzip format");
-            output_sink(STDOUT_FILENO, "standard output")({in, n});
-            out_total = n;
+            const Sink out = output_sink(STDOUT_FILENO, "standard output");
+            out(first);
+            in_total = out_total = first.size();
+            if (!io::read_pieces(in_fd, buf, [&](std::span<const std::uint8_t> p) {
+                    out(p);
+                    in_total = out_total += p.size();
+                }))
+                throw read_error();
             return kOk;
         }
         const Sink sink = out_fd >= 0 ? output_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
-        out_total = decompress({in, n}, sink, o.format).out_bytes;
+        StreamDecompressor stream(sink, o.format);
+        stream.write(first);
+        if (!io::read_pieces(in_fd, buf, [&](std::span<const std::uint8_t> p) { stream.write(p); })) throw read_error();
+        const Result r = stream.finish();
+        in_total = r.in_bytes;
+        out_total = r.out_bytes;
     } catch (const io::WriteError& e) {
+        return error(e.what());
+    } catch (const ReadError& e) {
         return error(e.what());
     } catch (const Error& e) {
         if (o.format == Format::gzip) return error(name + ": file corrupt or not in gzip format");
@@ -400,70 +423,38 @@ std::optional<DecompressPaths> decompress_paths(const Options& o, const std::str
 }
 
 Status decompress_one(const Options& o, const std::string& arg) {
-    std::vector<std::uint8_t> owned;
-    const std::uint8_t* data = nullptr;
-    std::size_t size = 0;
-    struct stat st {};
-    struct Unmap {
-        const void* p = nullptr;
-        std::size_t n = 0;
-        int fd = -1;
-        ~Unmap() {
-            if (p) ::munmap(const_cast<void*>(p), n);
-            if (fd >= 0) ::close(fd);
-        }
-    } unmap;
-    DecompressPaths paths;
-    std::string name;  // the input as messages name it
-
+    std::uint64_t in_total = 0, out_total = 0;
+    const int out_std = o.test ? -1 : STDOUT_FILENO;
     if (arg == "-") {
         if (!o.force && ::isatty(STDIN_FILENO)) return error(kTerminalInput);
-        name = "standard input";
-        if (!read_all(STDIN_FILENO, owned)) return error("Error reading from standard input: " + errno_text());
-        data = owned.data();
-        size = owned.size();
-    } else {
-        Status skipped = kOk;
-        const auto chosen = decompress_paths(o, arg, skipped);
-        if (!chosen) return skipped;
-        paths = *chosen;
-        name = in_quotes(paths.in);
-        const int in_fd = ::open(paths.in.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | nofollow(o));
-        if (in_fd < 0) return cannot_open(paths.in);
-        unmap.fd = in_fd;
-        if (!o.force && ::isatty(in_fd)) return error(kTerminalInput);
-        if (const Status s = check_input(o, in_fd, paths.in, st, o.force || o.keep || paths.out.empty()); s != kOk)
-            return s;
-        if (!paths.out.empty())
-            if (const Status s = may_replace(o, paths.out); s != kOk) return s;
-        size = std::size_t(st.st_size);
-        if (size) {
-            void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, in_fd, 0);
-            if (p == MAP_FAILED) {
-                ::fcntl(in_fd, F_SETFL, ::fcntl(in_fd, F_GETFL) & ~O_NONBLOCK);
-                if (!read_all(in_fd, owned)) return error("Error reading from " + name + ": " + errno_text());
-                data = owned.data();
-                size = owned.size();
-            } else {
-                unmap.p = p;
-                unmap.n = size;
-                data = static_cast<const std::uint8_t*>(p);
-            }
-        }
+        return decompress_stream(o, STDIN_FILENO, "standard input", out_std, "standard output", in_total, out_total);
     }
+    Status skipped = kOk;
+    const auto chosen = decompress_paths(o, arg, skipped);
+    if (!chosen) return skipped;
+    const DecompressPaths& paths = *chosen;
+    const std::string name = in_quotes(paths.in);  // the input as messages name it
+    const int in_fd = ::open(paths.in.c_str(), O_RDONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | nofollow(o));
+    if (in_fd < 0) return cannot_open(paths.in);
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{in_fd};
+    if (!o.force && ::isatty(in_fd)) return error(kTerminalInput);
+    struct stat st {};
+    if (const Status s = check_input(o, in_fd, paths.in, st, o.force || o.keep || paths.out.empty()); s != kOk) return s;
+    ::fcntl(in_fd, F_SETFL, ::fcntl(in_fd, F_GETFL) & ~O_NONBLOCK);
+    if (paths.out.empty()) return decompress_stream(o, in_fd, name, out_std, "standard output", in_total, out_total);
 
-    std::uint64_t produced = 0;
-    if (o.test) return decompress_members(o, data, size, name, -1, "", produced);
-    if (paths.out.empty()) return decompress_members(o, data, size, name, STDOUT_FILENO, "standard output", produced);
-
+    if (const Status s = may_replace(o, paths.out); s != kOk) return s;
     TempOutput out;
     if (!out.create(paths.out)) return kError;
-    if (const Status s = decompress_members(o, data, size, name, out.fd(), in_quotes(paths.out), produced); s != kOk)
+    if (const Status s = decompress_stream(o, in_fd, name, out.fd(), in_quotes(paths.out), in_total, out_total); s != kOk)
         return s;
     if (!out.commit(st)) return kError;
     if (!o.keep && ::unlink(paths.in.c_str()) != 0) return error(paths.in + ": " + errno_text());
     if (o.verbose)
-        fmt::print(stderr, "{}: {} -> {} bytes -- replaced with {}\n", paths.in, size, produced, paths.out);
+        fmt::print(stderr, "{}: {} -> {} bytes -- replaced with {}\n", paths.in, in_total, out_total, paths.out);
     return kOk;
 }
 

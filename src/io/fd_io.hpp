@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace flowdeflate::io {
@@ -25,18 +26,40 @@ inline bool write_all(int fd, const std::uint8_t* p, std::size_t n) {
     return true;
 }
 
-/// Appends everything up to end of input to @p data; false on an error.
-inline bool read_all(int fd, std::vector<std::uint8_t>& data) {
-    std::uint8_t buf[1 << 16];
+/// Reads @p fd to its end, handing each piece read (at most buf.size() bytes) to
+/// @p on_piece; false on a read error (errno says which).
+template <class OnPiece>
+bool read_pieces(int fd, std::span<std::uint8_t> buf, OnPiece&& on_piece) {
     for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof(buf));
+        const ssize_t n = ::read(fd, buf.data(), buf.size());
         if (n == 0) return true;
         if (n < 0) {
             if (errno == EINTR) continue;
             return false;
         }
-        data.insert(data.end(), buf, buf + n);
+        on_piece(std::span<const std::uint8_t>(buf.data(), std::size_t(n)));
     }
+}
+
+/// Reads until @p buf is full or the input ends; returns the bytes read, or -1 on an error.
+inline ssize_t read_full(int fd, std::span<std::uint8_t> buf) {
+    std::size_t got = 0;
+    while (got < buf.size()) {
+        const ssize_t n = ::read(fd, buf.data() + got, buf.size() - got);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        got += std::size_t(n);
+    }
+    return ssize_t(got);
+}
+
+/// Appends everything up to end of input to @p data; false on an error.
+inline bool read_all(int fd, std::vector<std::uint8_t>& data) {
+    std::uint8_t buf[1 << 16];
+    return read_pieces(fd, buf, [&](std::span<const std::uint8_t> p) { data.insert(data.end(), p.begin(), p.end()); });
 }
 
 }  // namespace flowdeflate::io

@@ -2,7 +2,9 @@
 // mtime, -k, -c, names without the suffix, concatenated members; and damaged input (a
 // flipped byte, a cut end, a trailer that claims 4 GiB) fails with a message and leaves
 // nothing behind.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <string>
 #include <vector>
@@ -169,6 +171,25 @@ TEST_F(Cli, DamagedTrailerSizeDoesNotBlowUpMemory) {
                                               << 0xF0F0F0F0u << " bytes peaked at " << r.max_rss_kib << " KiB";
         EXPECT_LISTING({"a.txt.gz"});
     }
+}
+
+// Decompression streams: memory does not grow with a member's size.  Two members of
+// 160 MiB each (zeros: the .gz is small) decode in a few MiB; a decoder that holds a whole
+// member, as libdeflate's gzip does, needs more than 160 MiB.
+TEST_F(Cli, DecompressMemoryDoesNotGrowWithTheMembers) {
+    const std::string member = reference_compress(std::string(160u << 20, '\0'), 1);
+    write("zeros.gz", member + member);
+    const int null_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(null_fd, 0);
+    RunOptions to_null;
+    to_null.stdout_fd = null_fd;
+    to_null.timeout_s = 120;
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"-t", "zeros.gz"}, {"-dc", "zeros.gz"}}) {
+        const Result r = fd(args, to_null);
+        EXPECT_STATUS(r, 0) << " for " << join(args);
+        EXPECT_LT(r.max_rss_kib, 64L * 1024) << join(args) << " of two 160 MiB members peaked at " << r.max_rss_kib << " KiB";
+    }
+    ::close(null_fd);
 }
 
 }  // namespace
