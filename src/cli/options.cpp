@@ -68,8 +68,7 @@ void print_usage(bool to_stderr) {
                "FILE.gz gets FILE's mode, owner and times.  Output is written under a temporary name\n"
                "and renamed when complete; on an error or SIGINT/SIGTERM it is removed, and the\n"
                "input is deleted only after its output is complete.  Input and output stream through\n"
-               "a bounded window, so memory does not grow with the file (decompression holds the\n"
-               "compressed file and one member's output in memory, as libdeflate does).\n"
+               "a bounded window, so memory does not grow with the file; decompression too.\n"
                "\n"
                "Exit status: 0 success, 1 error, 2 a file was skipped with a warning (an existing\n"
                "output without -f, a name without the suffix, a directory...).\n",
@@ -123,8 +122,9 @@ void print_version() {
     fmt::print("flowdeflate {}\n"
                "Output identical to libdeflate {}'s gzip.\n"
                "\n"
-               "Its compressor and decompressor follow libdeflate, Copyright 2016 Eric Biggers,\n"
-               "free software under the terms of the MIT license.  There is NO WARRANTY, to the\n"
+               "Its compressor follows libdeflate, Copyright 2016 Eric Biggers, free software under\n"
+               "the terms of the MIT license; it decompresses with ISA-L's inflate, Copyright\n"
+               "2011-2024 Intel Corporation, BSD-3-Clause license.  There is NO WARRANTY, to the\n"
                "extent permitted by law.\n",
                kVersion, kReferenceVersion);
 }

@@ -1,23 +1,50 @@
 // fuzz_decompress.cpp - libFuzzer target: decompression of arbitrary bytes in every format
 // (flowdeflate::decompress, the command line's -d/-t path).  It must return the data or
 // throw flowdeflate::Error; never crash, hang or run away with memory.  When it succeeds,
-// compressing the result and decompressing that must give it back.
+// compressing the result and decompressing that must give it back.  A StreamDecompressor
+// fed the same bytes in pieces (sizes taken from the input) must give the same verdict
+// and the same bytes.
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 #include "flowdeflate/flowdeflate.hpp"
 
+namespace {
+
+std::optional<flowdeflate::Bytes> in_pieces(std::span<const std::uint8_t> in, flowdeflate::Format format) {
+    flowdeflate::Bytes out;
+    try {
+        flowdeflate::StreamDecompressor stream(flowdeflate::iterator_sink(std::back_inserter(out)), format);
+        for (std::size_t at = 0, i = 0; at < in.size(); ++i) {
+            const std::size_t piece = std::min<std::size_t>(in.size() - at, 1 + in[i % in.size()] % 97);
+            stream.write(in.subspan(at, piece));
+            at += piece;
+        }
+        stream.finish();
+    } catch (const flowdeflate::Error&) {
+        return std::nullopt;
+    }
+    return out;
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::span<const std::uint8_t> in(data, size);
     for (const auto format : {flowdeflate::Format::gzip, flowdeflate::Format::zlib, flowdeflate::Format::deflate}) {
+        const auto pieces = in_pieces(in, format);
         try {
             const auto out = flowdeflate::decompress(in, format);
+            if (!pieces || *pieces != out) __builtin_trap();
             flowdeflate::Options o;
             o.format = format;
             o.level = 1;
             o.threads = 1;
             if (flowdeflate::decompress(flowdeflate::compress(out, o), format) != out) __builtin_trap();
         } catch (const flowdeflate::Error&) {
+            if (pieces) __builtin_trap();
         }
     }
     return 0;
