@@ -1,0 +1,167 @@
+// inflate.cpp - our DEFLATE decoder (src/inflate) against libdeflate and ISA-L, and the
+// block finder's scanning speed, on the corpus compressed at level 6 by our compressor.
+//
+//   inflate/plain/L6/<file>       DeflateDecoder::decode_plain from bit 0 (window empty)
+//   inflate/marked/L6/<file>      DeflateDecoder::decode_marked from the start of the
+//                                 stream's third block, as a worker that found it would;
+//                                 counter split_pct: where plain mode took over (percent
+//                                 of the output; 100 = never)
+//   inflate/libdeflate/L6/<file>  libdeflate_deflate_decompress (the system library;
+//                                 reused decompressor, reused output buffer)
+//   inflate/isal/L6/<file>        isal_inflate_stateless (raw DEFLATE, reused buffer)
+//   find/L6/<file>                BlockFinder::find over 4 MiB of the compressed stream
+//                                 from its middle, every candidate enumerated; speed in
+//                                 compressed bytes scanned; counter candidates
+//
+// Speeds are of output bytes (bytes_per_second).  Each file is cut to its first
+// FLOWDEFLATE_INFLATE_BENCH_MIB MiB (default 32) to keep a run short.  Files: the corpus
+// (bench_corpus.hpp: FLOWDEFLATE_CORPUS, else build/corpus); levels: FLOWDEFLATE_BENCH_LEVELS
+// (default "6").
+#include <benchmark/benchmark.h>
+#include <isa-l/igzip_lib.h>
+#include <libdeflate.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench_corpus.hpp"
+#include "flowdeflate/compress.hpp"
+#include "inflate/block_finder.hpp"
+#include "inflate/deflate_decoder.hpp"
+
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+using namespace flowdeflate::inflate;
+
+struct Stream {
+    Bytes original;
+    Bytes compressed;
+};
+
+std::size_t input_cap() {
+    const char* env = std::getenv("FLOWDEFLATE_INFLATE_BENCH_MIB");
+    return std::size_t(env ? std::strtoul(env, nullptr, 10) : 32) << 20;
+}
+
+Stream make_stream(const std::filesystem::path& file, int level) {
+    Stream s;
+    s.original = flowdeflate::bench::slurp(file, input_cap());
+    flowdeflate::Options options;
+    options.level = level;
+    options.format = flowdeflate::Format::deflate;
+    s.compressed = flowdeflate::compress(s.original, options);
+    return s;
+}
+
+void check(bool ok, const char* what) {
+    if (!ok) {
+        std::fprintf(stderr, "inflate bench: %s\n", what);
+        std::exit(1);
+    }
+}
+
+void bm_plain(benchmark::State& state, const Stream* s) {
+    DeflateDecoder decoder;
+    DecodeLimits limits;
+    limits.expected_output = s->original.size();
+    for (auto _ : state) {
+        const PlainChunk chunk = decoder.decode_plain(s->compressed, 0, {}, limits);
+        check(chunk.ok() && chunk.bytes().size() == s->original.size(), "plain decode failed");
+        benchmark::DoNotOptimize(chunk.bytes().data());
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(s->original.size()));
+}
+
+void bm_marked(benchmark::State& state, const Stream* s) {
+    DeflateDecoder decoder;
+    const PlainChunk whole = decoder.decode_plain(s->compressed, 0, {});
+    check(whole.boundaries.size() >= 3, "fewer than 3 blocks");
+    const BlockBoundary start = whole.boundaries[2];
+    DecodeLimits limits;
+    limits.expected_output = s->original.size() - start.output_offset;
+    double split_pct = 0;
+    for (auto _ : state) {
+        const MarkedChunk chunk = decoder.decode_marked(s->compressed, start.bit_offset, limits);
+        check(chunk.ok() && chunk.size() == limits.expected_output, "marked decode failed");
+        split_pct = 100.0 * double(chunk.split_offset()) / double(chunk.size());
+        benchmark::DoNotOptimize(chunk.plain_bytes().data());
+    }
+    state.counters["split_pct"] = split_pct;
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(limits.expected_output));
+}
+
+void bm_libdeflate(benchmark::State& state, const Stream* s) {
+    const std::unique_ptr<libdeflate_decompressor, decltype(&libdeflate_free_decompressor)> d(
+        libdeflate_alloc_decompressor(), &libdeflate_free_decompressor);
+    Bytes out(s->original.size());
+    for (auto _ : state) {
+        std::size_t n = 0;
+        check(libdeflate_deflate_decompress(d.get(), s->compressed.data(), s->compressed.size(), out.data(), out.size(),
+                                            &n) == LIBDEFLATE_SUCCESS &&
+                  n == out.size(),
+              "libdeflate failed");
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(s->original.size()));
+}
+
+void bm_isal(benchmark::State& state, const Stream* s) {
+    Bytes out(s->original.size());
+    auto isal = std::make_unique<::inflate_state>();
+    for (auto _ : state) {
+        isal_inflate_init(isal.get());
+        isal->crc_flag = ISAL_DEFLATE;
+        isal->next_in = const_cast<std::uint8_t*>(s->compressed.data());
+        isal->avail_in = std::uint32_t(s->compressed.size());
+        isal->next_out = out.data();
+        isal->avail_out = std::uint32_t(out.size());
+        check(isal_inflate_stateless(isal.get()) == ISAL_DECOMP_OK &&
+                  isal->total_out == out.size(),
+              "ISA-L failed");
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(s->original.size()));
+}
+
+void bm_find(benchmark::State& state, const Stream* s) {
+    const std::uint64_t from = s->compressed.size() / 2 * 8;
+    const std::uint64_t to = std::min<std::uint64_t>(s->compressed.size() * 8, from + (std::uint64_t(4) << 23));
+    std::size_t candidates = 0;
+    for (auto _ : state) {
+        BlockFinder finder(s->compressed);
+        candidates = 0;
+        for (std::optional<std::uint64_t> found = finder.find(from, to); found; found = finder.find(*found + 1, to))
+            ++candidates;
+        benchmark::DoNotOptimize(candidates);
+    }
+    state.counters["candidates"] = double(candidates);
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t((to - from) / 8));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    std::vector<std::unique_ptr<Stream>> streams;  // kept alive for the benchmarks
+    for (const int level : flowdeflate::bench::bench_levels({6})) {
+        for (const auto& file : flowdeflate::bench::corpus_files(std::uintmax_t(1) << 40)) {
+            streams.push_back(std::make_unique<Stream>(make_stream(file, level)));
+            const Stream* s = streams.back().get();
+            const std::string tail = flowdeflate::bench::bench_id(level, file);
+            benchmark::RegisterBenchmark(("inflate/plain" + tail).c_str(), bm_plain, s)->UseRealTime();
+            benchmark::RegisterBenchmark(("inflate/marked" + tail).c_str(), bm_marked, s)->UseRealTime();
+            benchmark::RegisterBenchmark(("inflate/libdeflate" + tail).c_str(), bm_libdeflate, s)->UseRealTime();
+            benchmark::RegisterBenchmark(("inflate/isal" + tail).c_str(), bm_isal, s)->UseRealTime();
+            benchmark::RegisterBenchmark(("find" + tail).c_str(), bm_find, s)->UseRealTime();
+        }
+    }
+    if (streams.empty()) std::fprintf(stderr, "inflate bench: no corpus files (run scripts/corpus)\n");
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,110 @@
+// block_finder.cpp - the candidate checks (the reasoning is in the header).
+#include "inflate/block_finder.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+namespace flowdeflate::inflate {
+
+namespace {
+
+/// Bits 0-12 of a dynamic header: BFINAL (1), BTYPE (2), HLIT (5), HDIST (5).
+constexpr unsigned kHeaderBits = 13;
+constexpr unsigned kMaxHlit = 29;   // 286 literal/length codes (RFC 1951, 3.2.7)
+constexpr unsigned kMaxHdist = 29;  // 30 distance codes
+
+constexpr auto kHeaderPasses = [] {
+    std::array<bool, 1u << kHeaderBits> passes{};
+    for (unsigned h = 0; h < passes.size(); ++h) {
+        const bool non_final = (h & 1) == 0;
+        const bool dynamic = ((h >> 1) & 3) == unsigned(core::BlockType::dynamic_huffman);
+        passes[h] = non_final && dynamic && ((h >> 3) & 31) <= kMaxHlit && ((h >> 8) & 31) <= kMaxHdist;
+    }
+    return passes;
+}();
+
+/// Kraft sum, in units of 2^-7, of four 3-bit precode lengths (0 = unused).
+constexpr auto kPrecodeKraft4 = [] {
+    std::array<std::uint16_t, 1u << 12> sums{};
+    for (unsigned bits = 0; bits < sums.size(); ++bits)
+        for (unsigned k = 0; k < 4; ++k)
+            if (const unsigned len = (bits >> (3 * k)) & 7; len != 0) sums[bits] += std::uint16_t(128u >> len);
+    return sums;
+}();
+constexpr unsigned kCompleteKraft = 128;
+constexpr unsigned kOneBitCodeKraft = 64;  // a single 1-bit codeword (exact check follows)
+
+}  // namespace
+
+std::uint64_t BlockFinder::word_at_byte(std::size_t byte) const noexcept {
+    std::uint64_t word = 0;
+    if (byte + sizeof word <= input_.size())
+        std::memcpy(&word, input_.data() + byte, sizeof word);
+    else if (byte < input_.size())
+        std::memcpy(&word, input_.data() + byte, input_.size() - byte);
+    return word;
+}
+
+std::uint64_t BlockFinder::bits_at(std::uint64_t bit) const noexcept {
+    return word_at_byte(std::size_t(bit >> 3)) >> (bit & 7);
+}
+
+bool BlockFinder::passes_precode_kraft(std::uint64_t bit, unsigned precode_count) const noexcept {
+    const unsigned used_bits = 3 * precode_count;  // <= 57: what bits_at() guarantees
+    const std::uint64_t lens = bits_at(bit) & ((std::uint64_t(1) << used_bits) - 1);
+    const unsigned sum = kPrecodeKraft4[lens & 0xFFF] + kPrecodeKraft4[(lens >> 12) & 0xFFF] +
+                         kPrecodeKraft4[(lens >> 24) & 0xFFF] + kPrecodeKraft4[(lens >> 36) & 0xFFF] +
+                         kPrecodeKraft4[(lens >> 48) & 0xFFF];
+    return sum == kCompleteKraft || sum == kOneBitCodeKraft;
+}
+
+bool BlockFinder::is_dynamic_block_start(std::uint64_t bit) {
+    const std::uint64_t head = bits_at(bit);
+    if (!kHeaderPasses[head & ((1u << kHeaderBits) - 1)]) return false;
+    const unsigned precode_count = 4 + unsigned((head >> kHeaderBits) & 15);
+    if (!passes_precode_kraft(bit + kHeaderBits + 4, precode_count)) return false;
+    BitReader reader(input_, bit + 3);
+    if (read_dynamic_code_lengths(reader, precode_, lens_) != DecodeStatus::ok) return false;
+    return lens_.litlen()[core::kEndOfBlock] != 0 &&
+           is_valid_code(classify_code(lens_.litlen(), core::kMaxCodewordLen)) &&
+           is_valid_code(classify_code(lens_.distance(), core::kMaxCodewordLen));
+}
+
+std::optional<std::uint64_t> BlockFinder::find_dynamic(std::uint64_t from, std::uint64_t to) {
+    to = std::min(to, std::uint64_t(input_.size()) * 8);
+    // One word per byte serves its eight bit offsets: 13 header bits + 7 shift < 64.
+    for (std::uint64_t byte = from >> 3; byte * 8 < to; ++byte) {
+        const std::uint64_t word = word_at_byte(std::size_t(byte));
+        for (unsigned shift = byte == (from >> 3) ? unsigned(from & 7) : 0; shift < 8; ++shift) {
+            const std::uint64_t bit = byte * 8 + shift;
+            if (bit >= to) return std::nullopt;
+            if (kHeaderPasses[(word >> shift) & ((1u << kHeaderBits) - 1)] && is_dynamic_block_start(bit)) return bit;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::uint64_t> BlockFinder::find_stored(std::uint64_t from, std::uint64_t to) const noexcept {
+    to = std::min(to, std::uint64_t(input_.size()) * 8);
+    // A header at bit b has its LEN at byte ceil((b + 3) / 8): b in [8P - 10, 8P - 3].
+    for (std::uint64_t len_byte = (from + 3 + 7) / 8; len_byte * 8 < to + 10 && len_byte + 4 <= input_.size();
+         ++len_byte) {
+        std::uint32_t len_nlen;
+        std::memcpy(&len_nlen, input_.data() + len_byte, sizeof len_nlen);
+        if (((len_nlen ^ (len_nlen >> 16)) & 0xFFFF) != 0xFFFF) continue;
+        const std::uint64_t first = std::max<std::uint64_t>(from, len_byte * 8 >= 10 ? len_byte * 8 - 10 : 0);
+        const std::uint64_t last = std::min<std::uint64_t>(to, len_byte * 8 - 2);  // exclusive
+        for (std::uint64_t bit = first; bit < last; ++bit)
+            if ((bits_at(bit) & 7) == 0) return bit;
+    }
+    return std::nullopt;
+}
+
+std::optional<std::uint64_t> BlockFinder::find(std::uint64_t from, std::uint64_t to) {
+    const std::optional<std::uint64_t> stored = find_stored(from, to);
+    const std::optional<std::uint64_t> dynamic = find_dynamic(from, stored ? *stored : to);
+    return dynamic ? dynamic : stored;
+}
+
+}  // namespace flowdeflate::inflate
