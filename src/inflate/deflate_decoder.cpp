@@ -210,9 +210,15 @@ private:
         DecodeStatus status = DecodeStatus::ok;
         for (;;) {
             const Symbol* fast_end = out_.capacity_end() - kFastLoopMaxOutput;
-            while (out <= fast_end && in.can_refill_from_word(kFastLoopInputAhead)) {
+            // Each iteration starts with a full buffer and the entry for its first bits
+            // already looked up (the lookup for the next iteration is issued before the
+            // refill and the match copy, so its latency overlaps theirs).
+            std::uint32_t entry = 0;
+            if (in.can_refill_from_word(kFastLoopInputAhead)) {
                 in.refill_from_word();
-                std::uint32_t entry = litlen.lookup(in.buffer());
+                entry = litlen.lookup(in.buffer());
+            }
+            while (out <= fast_end && in.can_refill_from_word(kFastLoopInputAhead)) {
                 if (entry & kLiteral) {
                     in.consume(entry_bits(entry));
                     *out++ = Symbol(entry_value(entry));
@@ -224,6 +230,8 @@ private:
                         if (entry & kLiteral) {
                             in.consume(entry_bits(entry));
                             *out++ = Symbol(entry_value(entry));
+                            entry = litlen.lookup(in.buffer());  // >= 23 bits left: all real
+                            in.refill_from_word();
                             continue;
                         }
                     }
@@ -236,6 +244,8 @@ private:
                     if (entry & kLiteral) {
                         in.consume(entry_bits(entry));
                         *out++ = Symbol(entry_value(entry));
+                        in.refill_from_word();
+                        entry = litlen.lookup(in.buffer());
                         continue;
                     }
                     if (entry & kEndOfBlock) {
@@ -254,6 +264,8 @@ private:
                 bits = in.buffer();
                 in.consume(entry_bits(entry));
                 const std::uint32_t dist = entry_base_plus_extra(entry, bits);
+                in.refill_from_word();
+                entry = litlen.lookup(in.buffer());
                 if (dist > std::size_t(out - begin)) [[unlikely]] {
                     status = DecodeStatus::distance_too_far;
                     goto block_end;
