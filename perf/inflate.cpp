@@ -7,6 +7,9 @@
 //                                 stream's third block, as a worker that found it would;
 //                                 counter split_pct: where plain mode took over (percent
 //                                 of the output; 100 = never)
+//   inflate/resolve/L6/<file>     resolve_markers over that marked chunk's marked part
+//                                 (speed in bytes of it; tiny when plain mode took over
+//                                 early)
 //   inflate/libdeflate/L6/<file>  libdeflate_deflate_decompress (the system library;
 //                                 reused decompressor, reused output buffer)
 //   inflate/isal/L6/<file>        isal_inflate_stateless (raw DEFLATE, reused buffer)
@@ -33,6 +36,7 @@
 #include "flowdeflate/compress.hpp"
 #include "inflate/block_finder.hpp"
 #include "inflate/deflate_decoder.hpp"
+#include "inflate/markers.hpp"
 
 namespace {
 
@@ -98,6 +102,21 @@ void bm_marked(benchmark::State& state, const Stream* s) {
     state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(limits.expected_output));
 }
 
+void bm_resolve(benchmark::State& state, const Stream* s) {
+    DeflateDecoder decoder;
+    const PlainChunk whole = decoder.decode_plain(s->compressed, 0, {});
+    check(whole.boundaries.size() >= 3, "fewer than 3 blocks");
+    const BlockBoundary start = whole.boundaries[2];
+    const MarkedChunk chunk = decoder.decode_marked(s->compressed, start.bit_offset);
+    const auto window = std::span(s->original).first(start.output_offset).last(kWindowSize);
+    Bytes out(chunk.split_offset());
+    for (auto _ : state) {
+        check(resolve_markers(chunk.marked_symbols(), window, out), "resolve failed");
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(out.size()));
+}
+
 void bm_libdeflate(benchmark::State& state, const Stream* s) {
     const std::unique_ptr<libdeflate_decompressor, decltype(&libdeflate_free_decompressor)> d(
         libdeflate_alloc_decompressor(), &libdeflate_free_decompressor);
@@ -158,6 +177,7 @@ int main(int argc, char** argv) {
             const std::string tail = flowdeflate::bench::bench_id(level, file);
             benchmark::RegisterBenchmark(("inflate/plain" + tail).c_str(), bm_plain, s)->UseRealTime();
             benchmark::RegisterBenchmark(("inflate/marked" + tail).c_str(), bm_marked, s)->UseRealTime();
+            benchmark::RegisterBenchmark(("inflate/resolve" + tail).c_str(), bm_resolve, s)->UseRealTime();
             benchmark::RegisterBenchmark(("inflate/libdeflate" + tail).c_str(), bm_libdeflate, s)->UseRealTime();
             benchmark::RegisterBenchmark(("inflate/isal" + tail).c_str(), bm_isal, s)->UseRealTime();
             benchmark::RegisterBenchmark(("find" + tail).c_str(), bm_find, s)->UseRealTime();
