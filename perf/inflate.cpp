@@ -1,11 +1,15 @@
 // inflate.cpp - our DEFLATE decoder (src/inflate) against libdeflate and ISA-L, and the
 // block finder's scanning speed, on the corpus compressed at level 6 by our compressor.
 //
-//   inflate/plain/L6/<file>       DeflateDecoder::decode_plain from bit 0 (window empty)
+//   inflate/plain/L6/<file>       DeflateDecoder::decode_plain from bit 0 (window empty),
+//                                 into a reused chunk (as the others reuse their buffer)
 //   inflate/marked/L6/<file>      DeflateDecoder::decode_marked from the start of the
 //                                 stream's third block, as a worker that found it would;
 //                                 counter split_pct: where plain mode took over (percent
 //                                 of the output; 100 = never)
+//   inflate/resolve/L6/<file>     resolve_markers over that marked chunk's marked part
+//                                 (speed in bytes of it; tiny when plain mode took over
+//                                 early)
 //   inflate/libdeflate/L6/<file>  libdeflate_deflate_decompress (the system library;
 //                                 reused decompressor, reused output buffer)
 //   inflate/isal/L6/<file>        isal_inflate_stateless (raw DEFLATE, reused buffer)
@@ -32,6 +36,7 @@
 #include "flowdeflate/compress.hpp"
 #include "inflate/block_finder.hpp"
 #include "inflate/deflate_decoder.hpp"
+#include "inflate/markers.hpp"
 
 namespace {
 
@@ -69,8 +74,9 @@ void bm_plain(benchmark::State& state, const Stream* s) {
     DeflateDecoder decoder;
     DecodeLimits limits;
     limits.expected_output = s->original.size();
+    PlainChunk chunk;  // reused, as libdeflate's output buffer is
     for (auto _ : state) {
-        const PlainChunk chunk = decoder.decode_plain(s->compressed, 0, {}, limits);
+        decoder.decode_plain(s->compressed, 0, {}, limits, chunk);
         check(chunk.ok() && chunk.bytes().size() == s->original.size(), "plain decode failed");
         benchmark::DoNotOptimize(chunk.bytes().data());
     }
@@ -85,14 +91,30 @@ void bm_marked(benchmark::State& state, const Stream* s) {
     DecodeLimits limits;
     limits.expected_output = s->original.size() - start.output_offset;
     double split_pct = 0;
+    MarkedChunk chunk;
     for (auto _ : state) {
-        const MarkedChunk chunk = decoder.decode_marked(s->compressed, start.bit_offset, limits);
+        decoder.decode_marked(s->compressed, start.bit_offset, limits, chunk);
         check(chunk.ok() && chunk.size() == limits.expected_output, "marked decode failed");
         split_pct = 100.0 * double(chunk.split_offset()) / double(chunk.size());
         benchmark::DoNotOptimize(chunk.plain_bytes().data());
     }
     state.counters["split_pct"] = split_pct;
     state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(limits.expected_output));
+}
+
+void bm_resolve(benchmark::State& state, const Stream* s) {
+    DeflateDecoder decoder;
+    const PlainChunk whole = decoder.decode_plain(s->compressed, 0, {});
+    check(whole.boundaries.size() >= 3, "fewer than 3 blocks");
+    const BlockBoundary start = whole.boundaries[2];
+    const MarkedChunk chunk = decoder.decode_marked(s->compressed, start.bit_offset);
+    const auto window = std::span(s->original).first(start.output_offset).last(kWindowSize);
+    Bytes out(chunk.split_offset());
+    for (auto _ : state) {
+        check(resolve_markers(chunk.marked_symbols(), window, out), "resolve failed");
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(out.size()));
 }
 
 void bm_libdeflate(benchmark::State& state, const Stream* s) {
@@ -155,6 +177,7 @@ int main(int argc, char** argv) {
             const std::string tail = flowdeflate::bench::bench_id(level, file);
             benchmark::RegisterBenchmark(("inflate/plain" + tail).c_str(), bm_plain, s)->UseRealTime();
             benchmark::RegisterBenchmark(("inflate/marked" + tail).c_str(), bm_marked, s)->UseRealTime();
+            benchmark::RegisterBenchmark(("inflate/resolve" + tail).c_str(), bm_resolve, s)->UseRealTime();
             benchmark::RegisterBenchmark(("inflate/libdeflate" + tail).c_str(), bm_libdeflate, s)->UseRealTime();
             benchmark::RegisterBenchmark(("inflate/isal" + tail).c_str(), bm_isal, s)->UseRealTime();
             benchmark::RegisterBenchmark(("find" + tail).c_str(), bm_find, s)->UseRealTime();

@@ -71,7 +71,7 @@ public:
     /// Tops the buffer up to at least kBitsAfterRefill bits.  A word load when eight bytes
     /// remain (the common case), else byte by byte with zeros past the end.
     [[gnu::always_inline]] void refill() noexcept {
-        if (next_byte_ + sizeof(Word) <= size_) [[likely]]
+        if (size_ >= sizeof(Word) && next_byte_ <= size_ - sizeof(Word)) [[likely]]
             refill_from_word();
         else
             refill_near_end();

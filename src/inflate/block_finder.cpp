@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 
 namespace flowdeflate::inflate {
@@ -71,15 +72,34 @@ bool BlockFinder::is_dynamic_block_start(std::uint64_t bit) {
            is_valid_code(classify_code(lens_.distance(), core::kMaxCodewordLen));
 }
 
+/// Bit i of the result is set when a header starting at bit i of @p word passes the
+/// 13-bit test (kHeaderPasses), for i < 48: the same rule, on 48 offsets at once, so that
+/// the scan needs no branch per offset.  HLIT >= 30 is "its top four bits set", bits 4-7;
+/// HDIST >= 30 likewise bits 9-12.
+constexpr std::uint64_t header_candidates(std::uint64_t word) noexcept {
+    const std::uint64_t non_final_dynamic = ~word & ~(word >> 1) & (word >> 2);
+    const std::uint64_t hlit_too_big = (word >> 4) & (word >> 5) & (word >> 6) & (word >> 7);
+    const std::uint64_t hdist_too_big = (word >> 9) & (word >> 10) & (word >> 11) & (word >> 12);
+    return non_final_dynamic & ~hlit_too_big & ~hdist_too_big & ((std::uint64_t(1) << 48) - 1);
+}
+static_assert([] {
+    for (std::uint64_t h = 0; h < (1u << kHeaderBits); ++h)
+        if (((header_candidates(h) & 1) != 0) != kHeaderPasses[h]) return false;
+    return true;
+}());
+
 std::optional<std::uint64_t> BlockFinder::find_dynamic(std::uint64_t from, std::uint64_t to) {
     to = std::min(to, std::uint64_t(input_.size()) * 8);
-    // One word per byte serves its eight bit offsets: 13 header bits + 7 shift < 64.
-    for (std::uint64_t byte = from >> 3; byte * 8 < to; ++byte) {
-        const std::uint64_t word = word_at_byte(std::size_t(byte));
-        for (unsigned shift = byte == (from >> 3) ? unsigned(from & 7) : 0; shift < 8; ++shift) {
-            const std::uint64_t bit = byte * 8 + shift;
-            if (bit >= to) return std::nullopt;
-            if (kHeaderPasses[(word >> shift) & ((1u << kHeaderBits) - 1)] && is_dynamic_block_start(bit)) return bit;
+    // Six bytes at a time: a word loaded there holds the 13 header bits of each of its
+    // first 48 offsets.
+    for (std::uint64_t byte = from >> 3; byte * 8 < to; byte += 6) {
+        std::uint64_t candidates = header_candidates(word_at_byte(std::size_t(byte)));
+        const std::uint64_t base = byte * 8;
+        if (base < from) candidates &= ~std::uint64_t(0) << (from - base);
+        if (to - base < 48) candidates &= (std::uint64_t(1) << (to - base)) - 1;
+        for (; candidates != 0; candidates &= candidates - 1) {
+            const std::uint64_t bit = base + unsigned(std::countr_zero(candidates));
+            if (is_dynamic_block_start(bit)) return bit;
         }
     }
     return std::nullopt;
@@ -102,9 +122,17 @@ std::optional<std::uint64_t> BlockFinder::find_stored(std::uint64_t from, std::u
 }
 
 std::optional<std::uint64_t> BlockFinder::find(std::uint64_t from, std::uint64_t to) {
-    const std::optional<std::uint64_t> stored = find_stored(from, to);
-    const std::optional<std::uint64_t> dynamic = find_dynamic(from, stored ? *stored : to);
-    return dynamic ? dynamic : stored;
+    // Window by window, so that a stored-block scan never runs far past a dynamic block
+    // found early (the stored scan is cheap per byte, but not free over megabytes).
+    constexpr std::uint64_t kWindowBits = std::uint64_t(64) << 13;  // 64 KiB
+    for (std::uint64_t at = from; at < to; at += kWindowBits) {
+        const std::uint64_t end = std::min(to, at + kWindowBits);
+        const std::optional<std::uint64_t> stored = find_stored(at, end);
+        if (const auto dynamic = find_dynamic(at, stored ? *stored : end)) return dynamic;
+        if (stored) return stored;
+        if (at >= std::uint64_t(input_.size()) * 8) break;
+    }
+    return std::nullopt;
 }
 
 }  // namespace flowdeflate::inflate

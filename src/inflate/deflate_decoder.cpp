@@ -210,9 +210,15 @@ private:
         DecodeStatus status = DecodeStatus::ok;
         for (;;) {
             const Symbol* fast_end = out_.capacity_end() - kFastLoopMaxOutput;
-            while (out <= fast_end && in.can_refill_from_word(kFastLoopInputAhead)) {
+            // Each iteration starts with a full buffer and the entry for its first bits
+            // already looked up (the lookup for the next iteration is issued before the
+            // refill and the match copy, so its latency overlaps theirs).
+            std::uint32_t entry = 0;
+            if (in.can_refill_from_word(kFastLoopInputAhead)) {
                 in.refill_from_word();
-                std::uint32_t entry = litlen.lookup(in.buffer());
+                entry = litlen.lookup(in.buffer());
+            }
+            while (out <= fast_end && in.can_refill_from_word(kFastLoopInputAhead)) {
                 if (entry & kLiteral) {
                     in.consume(entry_bits(entry));
                     *out++ = Symbol(entry_value(entry));
@@ -224,6 +230,8 @@ private:
                         if (entry & kLiteral) {
                             in.consume(entry_bits(entry));
                             *out++ = Symbol(entry_value(entry));
+                            entry = litlen.lookup(in.buffer());  // >= 23 bits left: all real
+                            in.refill_from_word();
                             continue;
                         }
                     }
@@ -236,6 +244,8 @@ private:
                     if (entry & kLiteral) {
                         in.consume(entry_bits(entry));
                         *out++ = Symbol(entry_value(entry));
+                        in.refill_from_word();
+                        entry = litlen.lookup(in.buffer());
                         continue;
                     }
                     if (entry & kEndOfBlock) {
@@ -254,6 +264,8 @@ private:
                 bits = in.buffer();
                 in.consume(entry_bits(entry));
                 const std::uint32_t dist = entry_base_plus_extra(entry, bits);
+                in.refill_from_word();
+                entry = litlen.lookup(in.buffer());
                 if (dist > std::size_t(out - begin)) [[unlikely]] {
                     status = DecodeStatus::distance_too_far;
                     goto block_end;
@@ -353,33 +365,49 @@ DeflateDecoder& DeflateDecoder::operator=(DeflateDecoder&&) noexcept = default;
 PlainChunk DeflateDecoder::decode_plain(std::span<const std::uint8_t> input, std::uint64_t start_bit,
                                         std::span<const std::uint8_t> window, const DecodeLimits& limits) {
     PlainChunk chunk;
-    if (window.size() > kWindowSize) window = window.last(kWindowSize);
-    chunk.buffer.reset(window, limits.expected_output);
-    BitReader reader(input, start_bit);
-    ChunkDecoder<std::uint8_t>(reader, chunk.buffer, *tables_, limits, chunk, 0).decode_blocks();
+    decode_plain(input, start_bit, window, limits, chunk);
     return chunk;
 }
 
 MarkedChunk DeflateDecoder::decode_marked(std::span<const std::uint8_t> input, std::uint64_t start_bit,
                                           const DecodeLimits& limits) {
     MarkedChunk chunk;
-    {
-        std::vector<std::uint16_t> markers(kWindowSize);
+    decode_marked(input, start_bit, limits, chunk);
+    return chunk;
+}
+
+void DeflateDecoder::decode_plain(std::span<const std::uint8_t> input, std::uint64_t start_bit,
+                                  std::span<const std::uint8_t> window, const DecodeLimits& limits, PlainChunk& chunk) {
+    chunk.restart();
+    if (window.size() > kWindowSize) window = window.last(kWindowSize);
+    chunk.buffer.reset(window, limits.expected_output);
+    BitReader reader(input, start_bit);
+    ChunkDecoder<std::uint8_t>(reader, chunk.buffer, *tables_, limits, chunk, 0).decode_blocks();
+}
+
+void DeflateDecoder::decode_marked(std::span<const std::uint8_t> input, std::uint64_t start_bit,
+                                   const DecodeLimits& limits, MarkedChunk& chunk) {
+    chunk.restart();
+    chunk.switched_to_plain = false;
+    static const std::array<std::uint16_t, kWindowSize> kMarkers = [] {
+        std::array<std::uint16_t, kWindowSize> markers;
         for (std::size_t i = 0; i < kWindowSize; ++i) markers[i] = marker_for(i);
-        chunk.marked.reset(markers, limits.expected_output);
-    }
+        return markers;
+    }();
+    chunk.marked.reset(kMarkers, limits.expected_output);
+    chunk.plain.clear();
     BitReader reader(input, start_bit);
     using Outcome = ChunkDecoder<std::uint16_t>::Outcome;
     if (ChunkDecoder<std::uint16_t>(reader, chunk.marked, *tables_, limits, chunk, 0).decode_blocks() !=
         Outcome::switch_to_plain)
-        return chunk;
+        return;
     // The last 32 KiB are bytes: they are the plain decoder's window.
     const std::span<const std::uint16_t> tail = chunk.marked.output().last(kWindowSize);
-    std::vector<std::uint8_t> window(tail.begin(), tail.end());
+    std::array<std::uint8_t, kWindowSize> window;
+    std::copy(tail.begin(), tail.end(), window.begin());
     chunk.plain.reset(window, limits.expected_output > chunk.size() ? limits.expected_output - chunk.size() : 0);
     chunk.switched_to_plain = true;
     ChunkDecoder<std::uint8_t>(reader, chunk.plain, *tables_, limits, chunk, chunk.marked.output_size()).decode_blocks();
-    return chunk;
 }
 
 }  // namespace flowdeflate::inflate

@@ -79,6 +79,13 @@ struct DecodeProgress {
     std::vector<BlockBoundary> boundaries;
 
     [[nodiscard]] bool ok() const noexcept { return status == DecodeStatus::ok; }
+    /// Back to the state before decoding (the boundary list keeps its memory).
+    void restart() noexcept {
+        status = DecodeStatus::ok;
+        end_bit = 0;
+        final_block_ended = false;
+        boundaries.clear();
+    }
 };
 
 /// Plain mode's result: bytes.
@@ -119,6 +126,14 @@ public:
     /// Decodes from bit @p start_bit of @p input without knowing the bytes before it.
     [[nodiscard]] MarkedChunk decode_marked(std::span<const std::uint8_t> input, std::uint64_t start_bit,
                                             const DecodeLimits& limits = {});
+
+    /// The same into a chunk given back for reuse: its buffers keep their memory, so a
+    /// caller that recycles chunks (a bounded pool) allocates and page-faults nothing once
+    /// they are large enough.  Whatever @p chunk held is replaced.
+    void decode_plain(std::span<const std::uint8_t> input, std::uint64_t start_bit,
+                      std::span<const std::uint8_t> window, const DecodeLimits& limits, PlainChunk& chunk);
+    void decode_marked(std::span<const std::uint8_t> input, std::uint64_t start_bit, const DecodeLimits& limits,
+                       MarkedChunk& chunk);
 
     struct Tables;
 

@@ -20,16 +20,12 @@
 
 namespace flowdeflate::inflate {
 
-/// The most zeros one repeat symbol (18) writes.
-inline constexpr unsigned kMaxRepeat = 138;
-
 /// The code lengths a dynamic header declares.
 struct DynamicCodeLengths {
     unsigned num_litlen = 0;
     unsigned num_distance = 0;
-    /// Literal/length lengths then distance lengths, plus room for a repeat that overruns
-    /// the declared count (an error, found after the write).
-    std::array<std::uint8_t, core::kNumLitlenSyms + core::kNumOffsetSyms + kMaxRepeat> lens{};
+    /// Literal/length lengths then distance lengths.
+    std::array<std::uint8_t, core::kNumLitlenSyms + core::kNumOffsetSyms> lens{};
 
     [[nodiscard]] std::span<const std::uint8_t> litlen() const noexcept { return {lens.data(), num_litlen}; }
     [[nodiscard]] std::span<const std::uint8_t> distance() const noexcept {
@@ -39,8 +35,9 @@ struct DynamicCodeLengths {
 
 /// Reads a dynamic header's counts, precode and code lengths from @p in, placed just after
 /// BTYPE, into @p out, using @p precode as scratch.  Returns invalid_precode,
-/// invalid_code_lengths or truncated, else ok; the lengths themselves are not yet checked
-/// to form valid codes.
+/// invalid_code_lengths, truncated, or, as soon as the lengths read so far over-subscribe
+/// a code, invalid_litlen_code or invalid_distance_code; else ok.  Incomplete codes are
+/// left to classify_code() (the table builder's check).
 DecodeStatus read_dynamic_code_lengths(BitReader& in, PrecodeDecodeTable& precode, DynamicCodeLengths& out) noexcept;
 
 }  // namespace flowdeflate::inflate

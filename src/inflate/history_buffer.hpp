@@ -41,6 +41,12 @@ public:
         size_ = history.size();
     }
 
+    /// Empties the buffer, history included; keeps (or still lacks) its storage.
+    void clear() noexcept {
+        history_size_ = 0;
+        size_ = 0;
+    }
+
     /// The history followed by the output: what back-references may reach.
     [[nodiscard]] Symbol* begin() noexcept { return data_.get(); }
     [[nodiscard]] const Symbol* begin() const noexcept { return data_.get(); }

@@ -96,7 +96,7 @@ TEST(BlockFinder, RejectsHeadersTheFilterExcludes) {
     });
     ASSERT_NE(dynamic, whole.boundaries.end());
     const std::uint64_t at = dynamic->bit_offset;
-    auto set_bits = [&](unsigned offset, unsigned count, unsigned value) {
+    auto set_bits = [&](unsigned offset, unsigned count, std::uint64_t value) {
         Bytes copy = s.compressed;
         for (unsigned i = 0; i < count; ++i) {
             const std::uint64_t bit = at + offset + i;
@@ -106,7 +106,7 @@ TEST(BlockFinder, RejectsHeadersTheFilterExcludes) {
     };
     for (const auto& [what, bytes] : {std::pair{"final", set_bits(0, 1, 1)}, std::pair{"fixed", set_bits(1, 2, 1)},
                                       std::pair{"HLIT 30", set_bits(3, 5, 30)}, std::pair{"HDIST 31", set_bits(8, 5, 31)},
-                                      std::pair{"all precode lengths 7", set_bits(17, 57, ~0u)}}) {
+                                      std::pair{"all precode lengths 7", set_bits(17, 57, ~std::uint64_t(0))}}) {
         SCOPED_TRACE(what);
         BlockFinder finder(bytes);
         EXPECT_FALSE(finder.is_dynamic_block_start(at));

@@ -9,7 +9,8 @@
 //                     switch to plain mode happens and its split point is right.
 //   InflateStop       stop_bit stops before the first block at or after it.
 //   InflateChunked    streams cut at boundaries into chunks, decoded independently (the
-//                     first plain, the rest marked) and stitched, equal the input.
+//                     first plain, the rest marked, into one reused MarkedChunk) and
+//                     stitched, equal the input.
 #include "inflate/inflate_streams.hpp"
 
 #include "inflate/markers.hpp"
@@ -232,6 +233,7 @@ void expect_chunked_stitch(std::span<const std::uint8_t> compressed, std::span<c
     for (std::size_t i = 0; i < whole.boundaries.size(); i += stride) starts.push_back(whole.boundaries[i].bit_offset);
     DeflateDecoder decoder;
     Bytes stitched;
+    MarkedChunk chunk;  // reused from chunk to chunk, as a pool would
     for (std::size_t c = 0; c < starts.size(); ++c) {
         DecodeLimits limits;
         limits.stop_bit = c + 1 < starts.size() ? starts[c + 1] : kNoStopBit;
@@ -243,9 +245,10 @@ void expect_chunked_stitch(std::span<const std::uint8_t> compressed, std::span<c
             stitched.insert(stitched.end(), first.bytes().begin(), first.bytes().end());
             continue;
         }
-        const MarkedChunk chunk = decoder.decode_marked(compressed, starts[c], limits);
+        decoder.decode_marked(compressed, starts[c], limits, chunk);
         ASSERT_TRUE(chunk.ok()) << to_string(chunk.status);
         EXPECT_EQ(chunk.final_block_ended, c + 1 == starts.size());
+        EXPECT_EQ(chunk.boundaries.front().bit_offset, starts[c]);
         const Bytes bytes = resolve(chunk, std::span(stitched).last(window));
         stitched.insert(stitched.end(), bytes.begin(), bytes.end());
     }
