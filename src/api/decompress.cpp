@@ -2,13 +2,17 @@
 // every one feeds a StreamInflater (src/inflate), so memory stays bounded whatever the
 // size of the stream or of its members.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+
+#include <tbb/info.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include "flowdeflate/compress.hpp"
+#include "graph/parallel_inflate.hpp"
 #include "inflate/stream_inflater.hpp"
 #include "io/fd.hpp"
 #include "io/fd_io.hpp"
@@ -17,6 +21,10 @@
 
 namespace flowdeflate {
 namespace {
+
+// Below this a file decodes on one thread: with fewer than two regions (see
+// graph/parallel_inflate.cpp) no worker would get one.
+constexpr off_t kParallelMinBytes = off_t(1) << 20;
 
 // Reads @p fd to its end in pieces, feeding @p inflater.
 void feed_fd(inflate::StreamInflater& inflater, int fd, const std::string& name, const Sink& sink) {
@@ -41,7 +49,29 @@ Bytes decompress(std::span<const std::uint8_t> in, Format format) {
     return out;
 }
 
-Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Format format) {
+Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Format format, int threads) {
+    if (threads == 0) threads = tbb::info::default_concurrency();
+    struct stat st {};
+    if (threads > 1 && format == Format::gzip && ::fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        const off_t at = ::lseek(in_fd, 0, SEEK_CUR);
+        if (at >= 0 && st.st_size - at >= kParallelMinBytes) {
+            void* map = ::mmap(nullptr, std::size_t(st.st_size), PROT_READ, MAP_PRIVATE, in_fd, 0);
+            if (map != MAP_FAILED) {
+                struct Unmap {
+                    void* p;
+                    std::size_t n;
+                    ~Unmap() { ::munmap(p, n); }
+                } unmap{map, std::size_t(st.st_size)};
+                const std::span<const std::uint8_t> all(static_cast<const std::uint8_t*>(map), std::size_t(st.st_size));
+                graph::ParallelInflateOptions po;
+                po.threads = threads;
+                po.release_input = true;
+                const Result r = graph::parallel_gunzip(all.subspan(std::size_t(at)), sink, po);
+                ::lseek(in_fd, 0, SEEK_END);
+                return r;
+            }
+        }
+    }
     inflate::StreamInflater inflater(format);
     feed_fd(inflater, in_fd, in_name, sink);
     return {inflater.in_bytes(), inflater.out_bytes()};

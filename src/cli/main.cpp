@@ -358,7 +358,8 @@ class ReadError : public Error {
 };
 
 /// Decompresses everything readable from @p in_fd into @p out_fd, or only checks it when
-/// out_fd < 0, as the data arrives (memory does not grow with the input).  @p name is the
+/// out_fd < 0, as the data arrives (memory does not grow with the input): a regular gzip
+/// file on all threads (decompress_fd()), a pipe on this one.  @p name is the
 /// input as messages name it.  A gzip member's output is written before the next member
 /// is checked, as libdeflate's gzip does; unlike it, the output of a member that turns out
 /// corrupt is partly written already: to a file, which is then removed, or to standard
@@ -368,17 +369,24 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& name, i
     std::vector<std::uint8_t> buf(std::size_t(1) << 20);
     const auto read_error = [&] { return ReadError("Error reading from " + name + ": " + errno_text()); };
     try {
-        const ssize_t head = io::read_full(in_fd, std::span(buf).first(kGzipMinSize));
+        // A regular file is looked at without reading it (pread): it may go to the parallel
+        // decoder whole.
+        struct stat st {};
+        const bool regular = ::fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode);
+        const off_t at = regular ? ::lseek(in_fd, 0, SEEK_CUR) : -1;
+        const std::span<std::uint8_t> peek = std::span(buf).first(kGzipMinSize);
+        const ssize_t head = at >= 0 ? ::pread(in_fd, peek.data(), peek.size(), at) : io::read_full(in_fd, peek);
         if (head < 0) throw read_error();
         const std::span<const std::uint8_t> first(buf.data(), std::size_t(head));
+        const bool consumed = at < 0;
         if (o.format == Format::gzip && !starts_like_gzip(first)) {
             // -f -c passes data that is not gzip through unchanged, as GNU gzip and
             // libdeflate's gzip do; libdeflate's -t is a -c that writes nothing, except
             // here, where -f -t copies the data to standard output too.
             if (!o.force || !(o.to_stdout || o.test)) return error(name + ": not in gzip format");
             const Sink out = output_sink(STDOUT_FILENO, "standard output");
-            out(first);
-            in_total = out_total = first.size();
+            if (consumed) out(first);
+            in_total = out_total = consumed ? first.size() : 0;
             if (!io::read_pieces(in_fd, buf, [&](std::span<const std::uint8_t> p) {
                     out(p);
                     in_total = out_total += p.size();
@@ -387,6 +395,14 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& name, i
             return kOk;
         }
         const Sink sink = out_fd >= 0 ? output_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
+        if (!consumed) {
+            // Parallel decompression only when asked for with -p N: on 2 cores it does not beat
+            // one thread yet (docs/PERFORMANCE.md, "Decompression").
+            const Result r = decompress_fd(in_fd, name, sink, o.format, o.sequential || o.threads == 0 ? 1 : o.threads);
+            in_total = r.in_bytes;
+            out_total = r.out_bytes;
+            return kOk;
+        }
         StreamDecompressor stream(sink, o.format);
         stream.write(first);
         if (!io::read_pieces(in_fd, buf, [&](std::span<const std::uint8_t> p) { stream.write(p); })) throw read_error();

@@ -1,0 +1,296 @@
+// parallel_inflate.cpp - see parallel_inflate.hpp.
+#include "graph/parallel_inflate.hpp"
+
+#include <isa-l/crc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <tbb/enumerable_thread_specific.h>
+#include <tbb/flow_graph.h>
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "inflate/gzip_header.hpp"
+#include "inflate/isal_line.hpp"
+#include "inflate/markers.hpp"
+#include "inflate/speculative_chunk.hpp"
+
+namespace flowdeflate::graph {
+namespace {
+
+using inflate::SpeculativeChunk;
+using u8 = std::uint8_t;
+
+// A worker gives up on a region past this many output symbols (very compressible data:
+// the main line decodes it at ISA-L's speed anyway); it bounds a region's memory.
+constexpr std::size_t kMaxRegionOutput = std::size_t(8) << 20;
+// How many regions ahead of the main line a worker starts: its marked decoding runs at
+// about a third of ISA-L's speed, so a region started this far ahead is done when the main
+// line arrives.
+constexpr std::size_t kLead = 4;
+
+[[noreturn]] void corrupt(std::uint64_t members) {
+    if (members == 0) throw Error("not in gzip format, or corrupt or truncated");
+    throw Error("corrupt or truncated data after member end");
+}
+
+std::uint32_t le32(const u8* p) { return std::uint32_t(p[0]) | p[1] << 8 | p[2] << 16 | std::uint32_t(p[3]) << 24; }
+
+// The last 32 KiB of a member's output: the window for the next stretch's markers and for
+// restarting ISA-L after a stretch.
+class Window {
+public:
+    void clear() { size_ = 0; }
+    void append(std::span<const u8> b) {
+        if (b.size() >= bytes_.size()) {
+            std::copy(b.end() - std::ptrdiff_t(bytes_.size()), b.end(), bytes_.begin());
+            size_ = bytes_.size();
+            return;
+        }
+        const std::size_t keep = std::min(size_, bytes_.size() - b.size());
+        std::copy(bytes_.begin() + std::ptrdiff_t(size_ - keep), bytes_.begin() + std::ptrdiff_t(size_), bytes_.begin());
+        std::copy(b.begin(), b.end(), bytes_.begin() + std::ptrdiff_t(keep));
+        size_ = keep + b.size();
+    }
+    [[nodiscard]] std::span<const u8> view() const { return {bytes_.data(), size_}; }
+
+private:
+    std::vector<u8> bytes_ = std::vector<u8>(inflate::kWindowSize);
+    std::size_t size_ = 0;
+};
+
+// One region given to a worker; written by the worker, read by the main line once done.
+struct Slot {
+    std::size_t region = 0;
+    std::atomic<bool> done{false};
+    std::optional<SpeculativeChunk> chunk;
+};
+using SlotPtr = std::shared_ptr<Slot>;
+
+class MainLine {
+public:
+    MainLine(std::span<const u8> input, const Sink& sink, const ParallelInflateOptions& o, ParallelInflateStats& stats)
+        : in_(input),
+          sink_(sink),
+          o_(o),
+          region_bytes_(std::max<std::size_t>(o.region_bytes, 4096)),
+          workers_(std::max(1, o.threads - 1)),
+          stats_(stats),
+          regions_((input.size() + region_bytes_ - 1) / region_bytes_),
+          arena_(workers_ + 1, 1) {  // a slot kept for the main line: try_put never waits for one
+        stats_.regions = regions_;
+        // A graph runs its tasks in the arena it is made in.
+        arena_.execute([&] {
+            graph_.emplace();
+            node_.emplace(*graph_, std::size_t(workers_), [this](const SlotPtr& s) {
+                work(*s);
+                return tbb::flow::continue_msg{};
+            });
+        });
+    }
+
+    ~MainLine() {
+        // Workers may still be decoding regions the main line no longer needs.
+        arena_.execute([&] { graph_->wait_for_all(); });
+    }
+
+    Result run() {
+        std::size_t pos = 0;
+        Result result;
+        while (pos < in_.size() || members_ == 0) {
+            const std::size_t body = header_end(pos, members_);
+            const std::size_t end = member(body * 8);
+            if (end + 8 > in_.size()) corrupt(members_);
+            if (le32(in_.data() + end) != crc_ || le32(in_.data() + end + 4) != std::uint32_t(isize_)) corrupt(members_);
+            pos = end + 8;
+            ++members_;
+        }
+        result.in_bytes = in_.size();
+        result.out_bytes = out_bytes_;
+        return result;
+    }
+
+private:
+    // The byte after the gzip header at @p pos.
+    std::size_t header_end(std::size_t pos, std::uint64_t members) const {
+        inflate::GzipHeaderParser header;
+        for (std::size_t i = pos; i < in_.size(); ++i) switch (header.feed(in_[i])) {
+                case inflate::HeaderStatus::need_more: break;
+                case inflate::HeaderStatus::invalid: corrupt(members);
+                case inflate::HeaderStatus::done: return i + 1;
+            }
+        corrupt(members);
+    }
+
+    void emit(std::span<const u8> b) {
+        crc_ = crc32_gzip_refl(crc_, b.data(), b.size());
+        isize_ += b.size();
+        out_bytes_ += b.size();
+        window_.append(b);
+        sink_(b);
+    }
+
+    // Decodes one member's DEFLATE stream from @p bit; returns the byte after it.
+    std::size_t member(std::uint64_t bit) {
+        crc_ = 0;
+        isize_ = 0;
+        window_.clear();
+        line_.start(in_, bit, {});
+        bool at_boundary = true;  // the line stands exactly at a block boundary
+        const auto out = [this](std::span<const u8> b) { emit(b); };
+        for (;;) {
+            if (line_.ended()) return line_.end_byte();
+            release_behind();
+            const std::uint64_t pos = line_.bit_position();
+            const std::size_t region = std::size_t(pos / 8 / region_bytes_);
+            schedule(region);
+            if (Slot* s = usable(region, pos)) {
+                const SpeculativeChunk& c = *s->chunk;
+                const bool there = (at_boundary && c.start_bit == pos) || line_.run_to_boundary(c.start_bit, out);
+                if (line_.ended()) return line_.end_byte();
+                if (!there) {
+                    ++stats_.failed_stops;
+                    at_boundary = false;
+                    slots_.erase(s->region);
+                    continue;
+                }
+                write_stretch(c);
+                slots_.erase(s->region);
+                if (c.decoded.final_block_ended) return std::size_t((c.decoded.end_bit + 7) / 8);
+                line_.start(in_, c.decoded.end_bit, window_.view());
+                at_boundary = true;
+                continue;
+            }
+            // No stretch ready: decode through the next region.
+            const std::uint64_t written = out_bytes_;
+            const std::size_t limit = (region + 2) * region_bytes_;
+            line_.run_until(limit, out);
+            at_boundary = false;
+            // All the input given, nothing read or written, and no end: it is cut short.
+            if (!line_.ended() && limit >= in_.size() && written == out_bytes_ && line_.bit_position() == pos)
+                corrupt(members_);
+        }
+    }
+
+    // A worker's stretch: markers resolved with the window, then its plain part.
+    void write_stretch(const SpeculativeChunk& c) {
+        const auto marked = c.decoded.marked_symbols();
+        resolved_.resize(marked.size());
+        if (!inflate::resolve_markers(marked, window_.view(), resolved_)) throw Error("invalid compressed data");
+        emit(resolved_);
+        emit(c.decoded.plain_bytes());
+        ++stats_.used;
+        stats_.worker_output += c.decoded.size();
+    }
+
+    // The stretch to use next: that of this region or the next, done and starting at or
+    // after the line's position.
+    Slot* usable(std::size_t region, std::uint64_t pos) {
+        for (std::size_t r = region; r <= region + 1; ++r) {
+            const auto it = slots_.find(r);
+            if (it == slots_.end()) continue;
+            if (o_.wait_for_workers)
+                while (!it->second->done.load(std::memory_order_acquire)) std::this_thread::yield();
+            if (!it->second->done.load(std::memory_order_acquire)) continue;
+            Slot& s = *it->second;
+            if (s.chunk && s.chunk->start_bit >= pos) return &s;
+        }
+        return nullptr;
+    }
+
+    // Drops the regions behind the line and starts workers on regions ahead of it.
+    void schedule(std::size_t region) {
+        while (!slots_.empty() && slots_.begin()->first < region) slots_.erase(slots_.begin());
+        next_ = std::max(next_, region + kLead);
+        while (running_.load(std::memory_order_acquire) < workers_ && next_ < regions_ &&
+               next_ < region + kLead + 2 * std::size_t(workers_)) {
+            auto slot = std::make_shared<Slot>();
+            slot->region = next_++;
+            slots_[slot->region] = slot;
+            running_.fetch_add(1, std::memory_order_acq_rel);
+            ++stats_.speculated;
+            arena_.execute([&] { node_->try_put(slot); });
+        }
+    }
+
+    void work(Slot& s) {
+        try {
+            const std::uint64_t begin = std::uint64_t(s.region) * region_bytes_ * 8;
+            const std::uint64_t end = std::min<std::uint64_t>(begin + region_bytes_ * 8, std::uint64_t(in_.size()) * 8);
+            s.chunk = inflate::speculate(decoders_.local(), in_, begin, end, kMaxRegionOutput);
+        } catch (...) {
+            s.chunk.reset();  // the main line decodes the region itself
+        }
+        s.done.store(true, std::memory_order_release);
+        running_.fetch_sub(1, std::memory_order_acq_rel);
+    }
+
+    // Gives back the input pages the main line has passed (less 64 KiB: a restart may
+    // read a few bytes before its position), and that no worker reads, 4 MiB at a time.
+    void release_behind() {
+        if (!o_.release_input) return;
+        static const std::size_t page = std::size_t(::sysconf(_SC_PAGESIZE));
+        const std::size_t pos = std::size_t(line_.bit_position() / 8);
+        const std::size_t upto = pos > (64u << 10) ? (pos - (64u << 10)) / page * page : 0;
+        if (upto < released_ + (std::size_t(4) << 20)) return;  // in batches: a call costs
+        const auto base = reinterpret_cast<std::uintptr_t>(in_.data());
+        const std::uintptr_t first = (base + released_ + page - 1) / page * page;
+        const std::uintptr_t last = (base + upto) / page * page;
+        if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+        released_ = std::max(released_, upto);
+    }
+
+    std::span<const u8> in_;
+    const Sink& sink_;
+    const ParallelInflateOptions o_;
+    const std::size_t region_bytes_;
+    const int workers_;
+    ParallelInflateStats& stats_;
+    const std::size_t regions_;
+
+    inflate::IsalLine line_;
+    Window window_;
+    std::vector<u8> resolved_;
+    std::uint32_t crc_ = 0;
+    std::uint64_t isize_ = 0, out_bytes_ = 0;
+    std::size_t released_ = 0;
+    std::uint64_t members_ = 0;
+
+    std::map<std::size_t, SlotPtr> slots_;
+    std::size_t next_ = 0;
+    std::atomic<int> running_{0};
+    tbb::enumerable_thread_specific<inflate::DeflateDecoder> decoders_;
+    tbb::task_arena arena_;
+    std::optional<tbb::flow::graph> graph_;
+    std::optional<tbb::flow::function_node<SlotPtr>> node_;
+};
+
+}  // namespace
+
+Result parallel_gunzip(std::span<const std::uint8_t> input, const Sink& sink, const ParallelInflateOptions& options,
+                       ParallelInflateStats* stats) {
+    const int threads = options.threads;
+    ParallelInflateStats local;
+    // TBB caps its workers at the number of cores unless told otherwise.
+    std::optional<tbb::global_control> allow_more;
+    if (threads > tbb::info::default_concurrency())
+        allow_more.emplace(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
+    ParallelInflateStats& st = stats ? *stats : local;
+    Result r;
+    {
+        MainLine line(input, sink, options, st);
+        r = line.run();
+    }
+    return r;
+}
+
+}  // namespace flowdeflate::graph

@@ -1,0 +1,47 @@
+// speculative_chunk.cpp - see speculative_chunk.hpp.
+#include "inflate/speculative_chunk.hpp"
+
+#include "inflate/block_finder.hpp"
+
+namespace flowdeflate::inflate {
+namespace {
+
+// A stored block's header may begin at any of the bits whose padding up to the byte
+// boundary is zero, so the finder's candidate can be up to 7 bits early, and the main line
+// (which stops only where the previous block really ends) would never meet it.  The block
+// after it starts at an exact bit: its end.  Returns that, when @p bit starts a stored
+// block that is not the stream's last.
+std::optional<std::uint64_t> past_stored_block(DeflateDecoder& decoder, BlockFinder& finder,
+                                               std::span<const std::uint8_t> input, std::uint64_t bit) {
+    if (finder.is_dynamic_block_start(bit)) return std::nullopt;
+    DecodeLimits first_only;
+    first_only.stop_bit = bit + 1;
+    first_only.max_output = 65535;
+    const MarkedChunk block = decoder.decode_marked(input, bit, first_only);
+    if (!block.ok() || block.final_block_ended || block.boundaries.size() != 1 ||
+        block.boundaries.front().type != BlockType::stored)
+        return std::nullopt;
+    return block.end_bit;
+}
+
+}  // namespace
+
+std::optional<SpeculativeChunk> speculate(DeflateDecoder& decoder, std::span<const std::uint8_t> input,
+                                          std::uint64_t begin_bit, std::uint64_t end_bit, std::size_t max_output) {
+    BlockFinder finder(input);
+    DecodeLimits limits;
+    limits.stop_bit = end_bit;
+    limits.max_output = max_output;
+    for (std::uint64_t from = begin_bit; from < end_bit;) {
+        const std::optional<std::uint64_t> candidate = finder.find(from, end_bit);
+        if (!candidate) break;
+        std::uint64_t start = *candidate;
+        if (const std::optional<std::uint64_t> after = past_stored_block(decoder, finder, input, start)) start = *after;
+        MarkedChunk chunk = decoder.decode_marked(input, start, limits);
+        if (chunk.ok() && !chunk.boundaries.empty()) return SpeculativeChunk{start, std::move(chunk)};
+        from = *candidate + 1;
+    }
+    return std::nullopt;
+}
+
+}  // namespace flowdeflate::inflate

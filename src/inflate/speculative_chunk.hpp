@@ -1,0 +1,35 @@
+// speculative_chunk.hpp - a worker's part of parallel decompression: find a block start in
+// its stretch of the compressed stream and decode from there without the window.
+//
+// The stream is cut into regions of a fixed number of compressed bytes.  The worker for a
+// region asks the BlockFinder for candidates in it, in order, and decodes from each (marked
+// mode: back-references into the unknown window give markers) until one decodes without an
+// error up to the first block boundary at or after the region's end, or to the end of the
+// final block.  A false candidate fails quickly on nearly all data; one that happens to
+// decode is still harmless, because the main line uses a chunk only after ISA-L, decoding
+// the true stream, has stopped between two blocks exactly at the chunk's start (see
+// isal_line.hpp): from a true boundary, the chunk is the true decoding.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "inflate/deflate_decoder.hpp"
+
+namespace flowdeflate::inflate {
+
+struct SpeculativeChunk {
+    std::uint64_t start_bit = 0;  ///< the block boundary where decoding started
+    MarkedChunk decoded;          ///< end_bit, final_block_ended, the output
+};
+
+/// Decodes region [@p begin_bit, @p end_bit) of @p input as described above; nullopt when
+/// no candidate in it decodes.  @p max_output bounds a candidate's output (a false one
+/// must not run away with memory).
+[[nodiscard]] std::optional<SpeculativeChunk> speculate(DeflateDecoder& decoder, std::span<const std::uint8_t> input,
+                                                        std::uint64_t begin_bit, std::uint64_t end_bit,
+                                                        std::size_t max_output);
+
+}  // namespace flowdeflate::inflate
