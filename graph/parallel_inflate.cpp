@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,14 +22,15 @@
 
 #include "inflate/gzip_header.hpp"
 #include "inflate/isal_line.hpp"
+#include "inflate/large_array.hpp"
 #include "inflate/markers.hpp"
 #include "inflate/speculative_chunk.hpp"
 
 namespace flowdeflate::graph {
 namespace {
 
-using inflate::SpeculativeChunk;
 using u8 = std::uint8_t;
+using inflate::IsalLine;
 
 // A worker gives up on a region past this many output symbols (very compressible data:
 // the main line decodes it at ISA-L's speed anyway); it bounds a region's memory.
@@ -37,6 +39,10 @@ constexpr std::size_t kMaxRegionOutput = std::size_t(8) << 20;
 // about a third of ISA-L's speed, so a region started this far ahead is done when the main
 // line arrives.
 constexpr std::size_t kLead = 4;
+// The main line's output queued behind stretches being resolved: in pieces of this size,
+// and at most this much before the main line resolves the oldest stretch itself.
+constexpr std::size_t kPendingPiece = std::size_t(1) << 20;
+constexpr std::size_t kMaxPendingBytes = std::size_t(8) << 20;
 
 [[noreturn]] void corrupt(std::uint64_t members) {
     if (members == 0) throw Error("not in gzip format, or corrupt or truncated");
@@ -69,10 +75,35 @@ private:
 };
 
 // One region given to a worker; written by the worker, read by the main line once done.
+// Once the main line has met it, the stretch's markers are resolved by whoever gets to it
+// first: a worker (a task enqueued then), or the main line when it must write it.
+// Slots are recycled, buffers and all, so that a run page-faults its buffers once.
 struct Slot {
     std::size_t region = 0;
     std::atomic<bool> done{false};
-    std::optional<SpeculativeChunk> chunk;
+    std::optional<std::uint64_t> start_bit;  // where the stretch starts; none: no stretch
+    inflate::MarkedChunk decoded;
+
+    enum : int { kQueued, kClaimed, kResolved };
+    std::atomic<int> resolve_state{kQueued};
+    std::vector<u8> window;    // the 32 KiB before the stretch
+    inflate::LargeArray<u8> resolved;  // the marked part's bytes (resolved_size of them)
+    std::size_t resolved_size = 0;
+    bool resolved_ok = false;
+    std::atomic<int> tasks{0};  // resolution tasks still holding it: not reusable till 0
+
+    // Resolves the markers unless someone else has claimed that; true when it did.
+    bool resolve() {
+        int queued = kQueued;
+        if (!resolve_state.compare_exchange_strong(queued, kClaimed, std::memory_order_acq_rel)) return false;
+        const auto marked = decoded.marked_symbols();
+        if (resolved.size() < marked.size()) resolved = inflate::LargeArray<u8>(marked.size() + marked.size() / 4);
+        resolved_size = marked.size();
+        resolved_ok = inflate::resolve_markers(marked, window, {resolved.get(), resolved_size});
+        resolve_state.store(kResolved, std::memory_order_release);
+        resolve_state.notify_all();
+        return true;
+    }
 };
 using SlotPtr = std::shared_ptr<Slot>;
 
@@ -99,8 +130,10 @@ public:
     }
 
     ~MainLine() {
-        // Workers may still be decoding regions the main line no longer needs.
+        // Workers may still be decoding regions the main line no longer needs, or resolving
+        // stretches it has written itself.
         arena_.execute([&] { graph_->wait_for_all(); });
+        while (resolving_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
     }
 
     Result run() {
@@ -109,6 +142,7 @@ public:
         while (pos < in_.size() || members_ == 0) {
             const std::size_t body = header_end(pos, members_);
             const std::size_t end = member(body * 8);
+            drain(true);
             if (end + 8 > in_.size()) corrupt(members_);
             if (le32(in_.data() + end) != crc_ || le32(in_.data() + end + 4) != std::uint32_t(isize_)) corrupt(members_);
             pos = end + 8;
@@ -131,12 +165,57 @@ private:
         corrupt(members);
     }
 
+    // The main line's own output: the window follows it; it is written at once unless
+    // stretches wait for their markers, then queued behind them.
     void emit(std::span<const u8> b) {
+        window_.append(b);
+        if (pending_.empty()) return write(b);
+        if (pending_.back().stretch || pending_.back().bytes.size() >= kPendingPiece) {
+            pending_.emplace_back();
+            if (!free_bytes_.empty()) {
+                pending_.back().bytes = std::move(free_bytes_.back());
+                free_bytes_.pop_back();
+            }
+            pending_.back().bytes.reserve(kPendingPiece + IsalLine::kOutputPiece);
+        }
+        pending_.back().bytes.insert(pending_.back().bytes.end(), b.begin(), b.end());
+        pending_bytes_ += b.size();
+        if (pending_bytes_ > kMaxPendingBytes) drain(true);
+    }
+
+    // Output in order: the member's CRC-32 and size, and the sink.
+    void write(std::span<const u8> b) {
         crc_ = crc32_gzip_refl(crc_, b.data(), b.size());
         isize_ += b.size();
         out_bytes_ += b.size();
-        window_.append(b);
         sink_(b);
+    }
+
+    // Writes what is ready at the front of the queue; with @p wait, everything (the main
+    // line resolves a stretch itself when no worker has started on it).
+    void drain(bool wait) {
+        while (!pending_.empty()) {
+            Pending& p = pending_.front();
+            if (p.stretch) {
+                Slot& s = *p.stretch;
+                if (s.resolve_state.load(std::memory_order_acquire) != Slot::kResolved) {
+                    if (!wait) return;
+                    if (!s.resolve())
+                        for (int st; (st = s.resolve_state.load(std::memory_order_acquire)) != Slot::kResolved;)
+                            s.resolve_state.wait(st, std::memory_order_acquire);
+                }
+                if (!s.resolved_ok) throw Error("invalid compressed data");
+                write({s.resolved.get(), s.resolved_size});
+                write(s.decoded.plain_bytes());
+                retired_.push_back(std::move(p.stretch));
+            } else {
+                write(p.bytes);
+                pending_bytes_ -= p.bytes.size();
+                p.bytes.clear();
+                free_bytes_.push_back(std::move(p.bytes));
+            }
+            pending_.pop_front();
+        }
     }
 
     // Decodes one member's DEFLATE stream from @p bit; returns the byte after it.
@@ -150,23 +229,25 @@ private:
         for (;;) {
             if (line_.ended()) return line_.end_byte();
             release_behind();
+            drain(false);
             const std::uint64_t pos = line_.bit_position();
             const std::size_t region = std::size_t(pos / 8 / region_bytes_);
             schedule(region);
             if (Slot* s = usable(region, pos)) {
-                const SpeculativeChunk& c = *s->chunk;
-                const bool there = (at_boundary && c.start_bit == pos) || line_.run_to_boundary(c.start_bit, out);
+                const std::uint64_t start = *s->start_bit;
+                const bool there = (at_boundary && start == pos) || line_.run_to_boundary(start, out);
                 if (line_.ended()) return line_.end_byte();
                 if (!there) {
                     ++stats_.failed_stops;
                     at_boundary = false;
-                    slots_.erase(s->region);
+                    recycle(s->region);
                     continue;
                 }
-                write_stretch(c);
-                slots_.erase(s->region);
-                if (c.decoded.final_block_ended) return std::size_t((c.decoded.end_bit + 7) / 8);
-                line_.start(in_, c.decoded.end_bit, window_.view());
+                SlotPtr slot = std::move(slots_[s->region]);
+                slots_.erase(slot->region);
+                use_stretch(slot);
+                if (slot->decoded.final_block_ended) return std::size_t((slot->decoded.end_bit + 7) / 8);
+                line_.start(in_, slot->decoded.end_bit, window_.view());
                 at_boundary = true;
                 continue;
             }
@@ -181,15 +262,37 @@ private:
         }
     }
 
-    // A worker's stretch: markers resolved with the window, then its plain part.
-    void write_stretch(const SpeculativeChunk& c) {
-        const auto marked = c.decoded.marked_symbols();
-        resolved_.resize(marked.size());
-        if (!inflate::resolve_markers(marked, window_.view(), resolved_)) throw Error("invalid compressed data");
-        emit(resolved_);
-        emit(c.decoded.plain_bytes());
+    // A worker's stretch, met by the main line: its markers are resolved off the main line
+    // (the window before it goes with it), and the main line goes on with the window after
+    // it, which needs at most its last 32 KiB resolved.
+    void use_stretch(const SlotPtr& slot) {
+        const inflate::MarkedChunk& c = slot->decoded;
+        const auto window = window_.view();
+        slot->window.assign(window.begin(), window.end());
+        const auto marked = c.marked_symbols();
+        const auto plain = c.plain_bytes();
+        if (plain.size() < inflate::kWindowSize) {
+            const auto tail = marked.last(std::min(marked.size(), inflate::kWindowSize - plain.size()));
+            tail_.resize(tail.size());
+            if (!inflate::resolve_markers(tail, window, tail_)) throw Error("invalid compressed data");
+            window_.append(tail_);
+        }
+        window_.append(plain);
+        pending_.push_back(Pending{slot, {}});
+        if (marked.empty()) {
+            slot->resolve();
+        } else {
+            resolving_.fetch_add(1, std::memory_order_acq_rel);
+            slot->tasks.fetch_add(1, std::memory_order_acq_rel);
+            arena_.enqueue([this, slot] {
+                slot->resolve();
+                slot->tasks.fetch_sub(1, std::memory_order_acq_rel);
+                resolving_.fetch_sub(1, std::memory_order_acq_rel);
+            });
+        }
         ++stats_.used;
-        stats_.worker_output += c.decoded.size();
+        stats_.worker_output += c.size();
+        drain(false);
     }
 
     // The stretch to use next: that of this region or the next, done and starting at or
@@ -199,21 +302,46 @@ private:
             const auto it = slots_.find(r);
             if (it == slots_.end()) continue;
             if (o_.wait_for_workers)
-                while (!it->second->done.load(std::memory_order_acquire)) std::this_thread::yield();
+                it->second->done.wait(false, std::memory_order_acquire);
             if (!it->second->done.load(std::memory_order_acquire)) continue;
             Slot& s = *it->second;
-            if (s.chunk && s.chunk->start_bit >= pos) return &s;
+            if (s.start_bit && *s.start_bit >= pos) return &s;
         }
         return nullptr;
     }
 
+    // Takes region @p r's slot out; keeps it for reuse unless a worker still has it.
+    void recycle(std::size_t r) {
+        const auto it = slots_.find(r);
+        if (it == slots_.end()) return;
+        if (it->second->done.load(std::memory_order_acquire)) free_slots_.push_back(std::move(it->second));
+        slots_.erase(it);
+    }
+
     // Drops the regions behind the line and starts workers on regions ahead of it.
     void schedule(std::size_t region) {
-        while (!slots_.empty() && slots_.begin()->first < region) slots_.erase(slots_.begin());
+        while (!slots_.empty() && slots_.begin()->first < region) recycle(slots_.begin()->first);
         next_ = std::max(next_, region + kLead);
+        // Live slots (being decoded, or decoded and not met yet) at most one per worker and
+        // one more: the memory bound.
         while (running_.load(std::memory_order_acquire) < workers_ && next_ < regions_ &&
-               next_ < region + kLead + 2 * std::size_t(workers_)) {
-            auto slot = std::make_shared<Slot>();
+               slots_.size() <= std::size_t(workers_)) {
+            // Written stretches whose resolution task has finished can be reused.
+            std::erase_if(retired_, [&](SlotPtr& r) {
+                if (r->tasks.load(std::memory_order_acquire) != 0) return false;
+                free_slots_.push_back(std::move(r));
+                return true;
+            });
+            SlotPtr slot;
+            if (free_slots_.empty()) {
+                slot = std::make_shared<Slot>();
+            } else {
+                slot = std::move(free_slots_.back());
+                free_slots_.pop_back();
+                slot->done.store(false, std::memory_order_relaxed);
+                slot->resolve_state.store(Slot::kQueued, std::memory_order_relaxed);
+                slot->start_bit.reset();
+            }
             slot->region = next_++;
             slots_[slot->region] = slot;
             running_.fetch_add(1, std::memory_order_acq_rel);
@@ -226,11 +354,12 @@ private:
         try {
             const std::uint64_t begin = std::uint64_t(s.region) * region_bytes_ * 8;
             const std::uint64_t end = std::min<std::uint64_t>(begin + region_bytes_ * 8, std::uint64_t(in_.size()) * 8);
-            s.chunk = inflate::speculate(decoders_.local(), in_, begin, end, kMaxRegionOutput);
+            s.start_bit = inflate::speculate(decoders_.local(), in_, begin, end, kMaxRegionOutput, s.decoded);
         } catch (...) {
-            s.chunk.reset();  // the main line decodes the region itself
+            s.start_bit.reset();  // the main line decodes the region itself
         }
         s.done.store(true, std::memory_order_release);
+        s.done.notify_all();
         running_.fetch_sub(1, std::memory_order_acq_rel);
     }
 
@@ -259,7 +388,17 @@ private:
 
     inflate::IsalLine line_;
     Window window_;
-    std::vector<u8> resolved_;
+    std::vector<u8> tail_;  // a stretch's last 32 KiB, resolved for the window
+    // Output waiting behind a stretch whose markers are not resolved yet.
+    struct Pending {
+        SlotPtr stretch;
+        std::vector<u8> bytes;
+    };
+    std::deque<Pending> pending_;
+    std::size_t pending_bytes_ = 0;
+    std::vector<SlotPtr> free_slots_;              // slots to reuse
+    std::vector<SlotPtr> retired_;                 // written, maybe still held by a task
+    std::vector<std::vector<u8>> free_bytes_;      // written pending pieces, for reuse
     std::uint32_t crc_ = 0;
     std::uint64_t isize_ = 0, out_bytes_ = 0;
     std::size_t released_ = 0;
@@ -267,7 +406,8 @@ private:
 
     std::map<std::size_t, SlotPtr> slots_;
     std::size_t next_ = 0;
-    std::atomic<int> running_{0};
+    std::atomic<int> running_{0};    // regions being decoded by workers
+    std::atomic<int> resolving_{0};  // resolution tasks not finished
     tbb::enumerable_thread_specific<inflate::DeflateDecoder> decoders_;
     tbb::task_arena arena_;
     std::optional<tbb::flow::graph> graph_;

@@ -20,16 +20,13 @@
 
 namespace flowdeflate::inflate {
 
-struct SpeculativeChunk {
-    std::uint64_t start_bit = 0;  ///< the block boundary where decoding started
-    MarkedChunk decoded;          ///< end_bit, final_block_ended, the output
-};
-
-/// Decodes region [@p begin_bit, @p end_bit) of @p input as described above; nullopt when
-/// no candidate in it decodes.  @p max_output bounds a candidate's output (a false one
-/// must not run away with memory).
-[[nodiscard]] std::optional<SpeculativeChunk> speculate(DeflateDecoder& decoder, std::span<const std::uint8_t> input,
-                                                        std::uint64_t begin_bit, std::uint64_t end_bit,
-                                                        std::size_t max_output);
+/// Decodes region [@p begin_bit, @p end_bit) of @p input as described above into @p out
+/// (its buffers reused: a caller that recycles chunks page-faults nothing once they are
+/// large enough); returns the block boundary where decoding started, or nullopt when no
+/// candidate in the region decodes.  @p max_output bounds a candidate's output (a false
+/// one must not run away with memory).
+[[nodiscard]] std::optional<std::uint64_t> speculate(DeflateDecoder& decoder, std::span<const std::uint8_t> input,
+                                                     std::uint64_t begin_bit, std::uint64_t end_bit,
+                                                     std::size_t max_output, MarkedChunk& out);
 
 }  // namespace flowdeflate::inflate
