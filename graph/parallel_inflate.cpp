@@ -113,7 +113,7 @@ public:
         : in_(input),
           sink_(sink),
           o_(o),
-          region_bytes_(std::max<std::size_t>(o.region_bytes, 4096)),
+          region_bytes_(std::max<std::size_t>(o.region_bytes, 256)),
           workers_(std::max(1, o.threads - 1)),
           stats_(stats),
           regions_((input.size() + region_bytes_ - 1) / region_bytes_),
@@ -200,7 +200,8 @@ private:
                 Slot& s = *p.stretch;
                 if (s.resolve_state.load(std::memory_order_acquire) != Slot::kResolved) {
                     if (!wait) return;
-                    if (!s.resolve())
+                    if (s.resolve()) ++stats_.main_resolved;
+                    else
                         for (int st; (st = s.resolve_state.load(std::memory_order_acquire)) != Slot::kResolved;)
                             s.resolve_state.wait(st, std::memory_order_acquire);
                 }

@@ -34,6 +34,7 @@ struct ParallelInflateStats {
     std::uint64_t used = 0;           ///< worker stretches written
     std::uint64_t failed_stops = 0;   ///< stretches the main line could not stop at (not used)
     std::uint64_t worker_output = 0;  ///< bytes written from workers' stretches
+    std::uint64_t main_resolved = 0;  ///< stretches the main line resolved itself (no worker free)
 };
 
 struct ParallelInflateOptions {
