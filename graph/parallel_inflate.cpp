@@ -43,6 +43,9 @@ constexpr std::size_t kLead = 4;
 // and at most this much before the main line resolves the oldest stretch itself.
 constexpr std::size_t kPendingPiece = std::size_t(1) << 20;
 constexpr std::size_t kMaxPendingBytes = std::size_t(8) << 20;
+// Marked parts up to this many symbols are resolved by the main line at once (most
+// stretches of binary data and of archives: their markers die out within a block or two).
+constexpr std::size_t kResolveInline = std::size_t(512) << 10;
 
 [[noreturn]] void corrupt(std::uint64_t members) {
     if (members == 0) throw Error("not in gzip format, or corrupt or truncated");
@@ -280,7 +283,9 @@ private:
         }
         window_.append(plain);
         pending_.push_back(Pending{slot, {}});
-        if (marked.empty()) {
+        if (marked.size() <= kResolveInline) {
+            // A short marked part costs less to resolve here than to queue the main line's
+            // output behind it.
             slot->resolve();
         } else {
             resolving_.fetch_add(1, std::memory_order_acq_rel);
