@@ -89,7 +89,9 @@ Bytes run(const Bytes& gz, const graph::ParallelInflateOptions& o, graph::Parall
 
 TEST(ParallelInflate, EveryThreadCountAndRegionSizeGivesTheInput) {
     std::uint64_t stops = 0, failed = 0;
-    for (const Sample& s : samples())
+    for (const Sample& s : samples()) {
+        std::uint64_t used_waiting = 0;  // stretches used while the main line waited for workers
+        std::string unused;              // the waiting runs that used none
         for (const int threads : {2, 3, 5})
             for (const std::size_t region : {std::size_t(4) << 10, std::size_t(64) << 10, std::size_t(1) << 20})
                 for (const bool wait : {true, false}) {
@@ -102,14 +104,21 @@ TEST(ParallelInflate, EveryThreadCountAndRegionSizeGivesTheInput) {
                     const std::string what = s.name + ", " + std::to_string(threads) + " threads, regions of " +
                                              std::to_string(region) + (wait ? ", waiting for workers" : "");
                     EXPECT_TRUE(out == s.original) << what;
-                    // Waiting, workers' stretches are written (a stop may still fail where a
-                    // false block start decoded a whole small region: that one is not used).
-                    if (wait && s.worker_stretches && stats.regions > 8) {
-                        EXPECT_GT(stats.used, 0u) << what;
+                    if (wait && stats.regions > 8) {
+                        used_waiting += stats.used;
+                        if (stats.used == 0) unused += "\n  " + what;
                     }
                     stops += stats.used + stats.failed_stops;
                     failed += stats.failed_stops;
                 }
+        // Waiting, workers' stretches are written.  (Not every run need use one: a stop
+        // fails where a false block start decoded a whole small region, and one run under
+        // ASan and a loaded machine once used none; all of them using none is a bug.)
+        if (s.worker_stretches) {
+            EXPECT_GT(used_waiting, 0u) << s.name << ": no run used a worker's stretch";
+            if (!unused.empty()) std::printf("%s: runs that used no stretch:%s\n", s.name.c_str(), unused.c_str());
+        }
+    }
     EXPECT_LT(failed * 20, stops) << failed << " of " << stops << " stops at workers' stretches failed";
 }
 
