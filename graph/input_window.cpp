@@ -255,7 +255,7 @@ void InputWindow::read_loop() {
                 n = seekable_ ? pread(fd_, base_ + end, chunk, off_t(start_offset_ + end)) : read(fd_, base_ + end, chunk);
             } while (n < 0 && errno == EINTR);
             if (n < 0) {
-                fail(name_ + ": read error: " + std::strerror(errno));
+                fail("Error reading from " + name_ + ": " + std::strerror(errno));  // libdeflate gzip's words
                 return;
             }
             if (seekable_ && end + std::size_t(n) > expected_size_) {

@@ -10,6 +10,7 @@
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
+#include <tbb/task_group.h>
 
 #include <algorithm>
 #include <atomic>
@@ -17,7 +18,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "inflate/gzip_header.hpp"
@@ -134,9 +134,11 @@ public:
 
     ~MainLine() {
         // Workers may still be decoding regions the main line no longer needs, or resolving
-        // stretches it has written itself.
-        arena_.execute([&] { graph_->wait_for_all(); });
-        while (resolving_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+        // stretches it has written itself; this thread joins them to finish.
+        arena_.execute([&] {
+            graph_->wait_for_all();
+            resolutions_.wait();
+        });
     }
 
     Result run() {
@@ -288,12 +290,12 @@ private:
             // output behind it.
             slot->resolve();
         } else {
-            resolving_.fetch_add(1, std::memory_order_acq_rel);
             slot->tasks.fetch_add(1, std::memory_order_acq_rel);
-            arena_.enqueue([this, slot] {
-                slot->resolve();
-                slot->tasks.fetch_sub(1, std::memory_order_acq_rel);
-                resolving_.fetch_sub(1, std::memory_order_acq_rel);
+            arena_.execute([&] {
+                resolutions_.run([slot] {
+                    slot->resolve();
+                    slot->tasks.fetch_sub(1, std::memory_order_acq_rel);
+                });
             });
         }
         ++stats_.used;
@@ -307,8 +309,10 @@ private:
         for (std::size_t r = region; r <= region + 1; ++r) {
             const auto it = slots_.find(r);
             if (it == slots_.end()) continue;
-            if (o_.wait_for_workers)
-                it->second->done.wait(false, std::memory_order_acquire);
+            // Waiting, the main line joins the workers' arena, so the region is decoded
+            // even when no worker thread is free to take it.
+            if (o_.wait_for_workers && !it->second->done.load(std::memory_order_acquire))
+                arena_.execute([&] { graph_->wait_for_all(); });
             if (!it->second->done.load(std::memory_order_acquire)) continue;
             Slot& s = *it->second;
             if (s.start_bit && *s.start_bit >= pos) return &s;
@@ -412,12 +416,12 @@ private:
 
     std::map<std::size_t, SlotPtr> slots_;
     std::size_t next_ = 0;
-    std::atomic<int> running_{0};    // regions being decoded by workers
-    std::atomic<int> resolving_{0};  // resolution tasks not finished
+    std::atomic<int> running_{0};  // regions being decoded by workers
     tbb::enumerable_thread_specific<inflate::DeflateDecoder> decoders_;
     tbb::task_arena arena_;
     std::optional<tbb::flow::graph> graph_;
     std::optional<tbb::flow::function_node<SlotPtr>> node_;
+    tbb::task_group resolutions_;  // resolution tasks (run in arena_)
 };
 
 }  // namespace

@@ -446,7 +446,7 @@ Result compress_fd(int in_fd, const std::string& in_name, int out_fd, const std:
     StreamCompressor stream(po, io::fd_sink(out_fd, out_name));
     std::vector<u8> buf(1u << 20);
     if (!io::read_pieces(in_fd, buf, [&](std::span<const u8> piece) { stream.write(piece); }))
-        throw Error(in_name + ": read error: " + std::strerror(errno));
+        throw Error("Error reading from " + in_name + ": " + std::strerror(errno));
     return stream.finish();
 }
 

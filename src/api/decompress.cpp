@@ -30,7 +30,7 @@ constexpr off_t kParallelMinBytes = off_t(1) << 20;
 void feed_fd(inflate::StreamInflater& inflater, int fd, const std::string& name, const Sink& sink) {
     std::vector<std::uint8_t> buf(std::size_t(1) << 20);
     if (!io::read_pieces(fd, buf, [&](std::span<const std::uint8_t> piece) { inflater.feed(piece, sink); }))
-        throw Error(name + ": read error: " + std::strerror(errno));
+        throw Error("Error reading from " + name + ": " + std::strerror(errno));
     inflater.finish(sink);
 }
 

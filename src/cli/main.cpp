@@ -252,7 +252,10 @@ Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int 
     Progress progress(o, size_hint);
     library.progress = [&](std::uint64_t in, std::uint64_t out) { progress.update(in, out); };
     try {
-        const Result r = flowdeflate::compress_fd(in_fd, in_name, out_fd, out_name, library, &g_last_stats);
+        // Read and write errors name the streams as libdeflate's gzip does.
+        const std::string shown_in = in_name == "(stdin)" ? "standard input" : in_quotes(in_name);
+        const std::string shown_out = out_name == "(stdout)" ? "standard output" : in_quotes(out_name);
+        const Result r = flowdeflate::compress_fd(in_fd, shown_in, out_fd, shown_out, library, &g_last_stats);
         in_bytes = r.in_bytes;
         out_bytes = r.out_bytes;
         if (!o.stats_file.empty() && g_last_stats.parallel) write_stats(o.stats_file, in_name, o.level, r, g_last_stats);

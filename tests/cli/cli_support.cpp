@@ -377,4 +377,19 @@ std::string Cli::reference_compress(const std::string& data, int level) const {
     return r.out;
 }
 
+std::string messages(const std::string& err) {
+    std::string out;
+    std::size_t pos = 0;
+    while (pos < err.size()) {
+        std::size_t end = err.find('\n', pos);
+        if (end == std::string::npos) end = err.size();
+        std::string line = err.substr(pos, end - pos);
+        if (const auto colon = line.find(": "); colon != std::string::npos && line.find(' ') > colon)
+            line.erase(0, colon + 2);
+        out += line + "\n";
+        pos = end + 1;
+    }
+    return out;
+}
+
 }  // namespace flowdeflate::testing::cli

@@ -82,6 +82,10 @@ std::string text(std::size_t n, std::uint64_t seed = 1);
 
 bool contains_ci(std::string_view hay, std::string_view needle);
 
+// Standard error without the program's name at the head of each line ("gunzip: ",
+// "libdeflate-gzip: "), for comparing the words of the messages.
+std::string messages(const std::string& err);
+
 // "-L".
 std::string level_option(int level);
 

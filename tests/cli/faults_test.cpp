@@ -152,11 +152,25 @@ TEST_F(Cli, WriteErrorOnStdoutIsAnError) {
     RunOptions o;
     o.stdout_fd = full;
     const Result r = fd({"-c", "a.txt"}, o);
-    close(full);
     EXPECT_STATUS(r, 1);
     EXPECT_FALSE(r.err.empty());
     EXPECT_LISTING({"a.txt"});
     EXPECT_TRUE(same_bytes(read("a.txt"), data));
+    // In libdeflate gzip's words ("Error writing to standard output: No space left on
+    // device"), from a file and from standard input, both graphs.
+    if (have_reference()) {
+        RunOptions piped = o;
+        piped.in = Stdin::file;
+        piped.in_file = "a.txt";
+        for (const std::vector<std::string>& extra : {std::vector<std::string>{}, {"--sequential"}}) {
+            std::vector<std::string> args = extra, stdin_args = extra;
+            args.insert(args.end(), {"-c", "a.txt"});
+            stdin_args.push_back("-c");
+            EXPECT_EQ(messages(fd(args, o).err), messages(ref({"-c", "a.txt"}, o).err)) << join(args);
+            EXPECT_EQ(messages(fd(stdin_args, piped).err), messages(ref({"-c"}, piped).err)) << join(stdin_args);
+        }
+    }
+    close(full);
 }
 
 // ---- 12. terminals --------------------------------------------------------------------

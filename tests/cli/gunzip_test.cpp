@@ -30,23 +30,6 @@
 namespace flowdeflate::testing::cli {
 namespace {
 
-// Standard error without the program's name at the head of each line ("gunzip: ",
-// "libdeflate-gzip: "), for comparing the words of the messages.
-std::string messages(const std::string& err) {
-    std::string out;
-    std::size_t pos = 0;
-    while (pos < err.size()) {
-        std::size_t end = err.find('\n', pos);
-        if (end == std::string::npos) end = err.size();
-        std::string line = err.substr(pos, end - pos);
-        if (const auto colon = line.find(": "); colon != std::string::npos && line.find(' ') > colon)
-            line.erase(0, colon + 2);
-        out += line + "\n";
-        pos = end + 1;
-    }
-    return out;
-}
-
 enum class Mode { compress, decompress };
 
 // Cli, with links named gunzip and flowdeflate-gunzip to the binary under test in a

@@ -7,7 +7,12 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -79,7 +84,38 @@ const std::vector<Sample>& samples() {
     return all;
 }
 
-Bytes run(const Bytes& gz, const graph::ParallelInflateOptions& o, graph::ParallelInflateStats* stats = nullptr) {
+// Aborts the process, saying what it was doing, when a run takes more than a minute: a
+// hang then fails with its input named instead of at ctest's timeout.
+class Deadline {
+public:
+    explicit Deadline(std::string what) : what_(std::move(what)), thread_([this] { watch(); }) {}
+    ~Deadline() {
+        {
+            std::lock_guard lock(mutex_);
+            done_ = true;
+        }
+        cv_.notify_all();
+        thread_.join();
+    }
+
+private:
+    void watch() {
+        std::unique_lock lock(mutex_);
+        if (!cv_.wait_for(lock, std::chrono::seconds(60), [&] { return done_; })) {
+            std::fprintf(stderr, "parallel decompression hangs: %s\n", what_.c_str());
+            std::abort();
+        }
+    }
+    std::string what_;
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    std::thread thread_;
+};
+
+Bytes run(const Bytes& gz, const graph::ParallelInflateOptions& o, graph::ParallelInflateStats* stats = nullptr,
+          const std::string& what = "") {
+    const Deadline deadline(what.empty() ? std::to_string(gz.size()) + " bytes" : what);
     Bytes out;
     const Result r = graph::parallel_gunzip(gz, iterator_sink(std::back_inserter(out)), o, stats);
     EXPECT_EQ(r.out_bytes, out.size());
@@ -100,9 +136,9 @@ TEST(ParallelInflate, EveryThreadCountAndRegionSizeGivesTheInput) {
                     o.region_bytes = region;
                     o.wait_for_workers = wait;
                     graph::ParallelInflateStats stats;
-                    const Bytes out = run(s.gz, o, &stats);
                     const std::string what = s.name + ", " + std::to_string(threads) + " threads, regions of " +
                                              std::to_string(region) + (wait ? ", waiting for workers" : "");
+                    const Bytes out = run(s.gz, o, &stats, what);
                     EXPECT_TRUE(out == s.original) << what;
                     if (wait && stats.regions > 8) {
                         used_waiting += stats.used;
@@ -137,7 +173,7 @@ TEST(ParallelInflate, DamageAndCutsGiveTheOneThreadVerdict) {
             one_ok = false;
         }
         try {
-            par = run(gz, o);
+            par = run(gz, o, nullptr, what);
         } catch (const Error&) {
             par_ok = false;
         }
