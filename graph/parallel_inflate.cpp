@@ -20,6 +20,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/framing.hpp"
 #include "inflate/gzip_header.hpp"
 #include "inflate/isal_line.hpp"
 #include "inflate/large_array.hpp"
@@ -47,13 +48,6 @@ constexpr std::size_t kMaxPendingBytes = std::size_t(8) << 20;
 // stretches of binary data and of archives: their markers die out within a block or two).
 constexpr std::size_t kResolveInline = std::size_t(512) << 10;
 
-[[noreturn]] void corrupt(std::uint64_t members) {
-    if (members == 0) throw Error("not in gzip format, or corrupt or truncated");
-    throw Error("corrupt or truncated data after member end");
-}
-
-std::uint32_t le32(const u8* p) { return std::uint32_t(p[0]) | p[1] << 8 | p[2] << 16 | std::uint32_t(p[3]) << 24; }
-
 // The last 32 KiB of a member's output: the window for the next stretch's markers and for
 // restarting ISA-L after a stretch.
 class Window {
@@ -79,7 +73,7 @@ private:
 
 // One region given to a worker; written by the worker, read by the main line once done.
 // Once the main line has met it, the stretch's markers are resolved by whoever gets to it
-// first: a worker (a task enqueued then), or the main line when it must write it.
+// first: a resolution task (run by a worker), or the main line when it must write it.
 // Slots are recycled, buffers and all, so that a run page-faults its buffers once.
 struct Slot {
     std::size_t region = 0;
@@ -148,8 +142,10 @@ public:
             const std::size_t body = header_end(pos, members_);
             const std::size_t end = member(body * 8);
             drain(true);
-            if (end + 8 > in_.size()) corrupt(members_);
-            if (le32(in_.data() + end) != crc_ || le32(in_.data() + end + 4) != std::uint32_t(isize_)) corrupt(members_);
+            if (end + 8 > in_.size()) inflate::throw_corrupt(Format::gzip, members_);
+            const std::uint8_t* trailer = in_.data() + end;
+            if (core::get_le32(trailer) != crc_ || core::get_le32(trailer + 4) != std::uint32_t(isize_))
+                inflate::throw_corrupt(Format::gzip, members_);
             pos = end + 8;
             ++members_;
         }
@@ -164,10 +160,10 @@ private:
         inflate::GzipHeaderParser header;
         for (std::size_t i = pos; i < in_.size(); ++i) switch (header.feed(in_[i])) {
                 case inflate::HeaderStatus::need_more: break;
-                case inflate::HeaderStatus::invalid: corrupt(members);
+                case inflate::HeaderStatus::invalid: inflate::throw_corrupt(Format::gzip, members);
                 case inflate::HeaderStatus::done: return i + 1;
             }
-        corrupt(members);
+        inflate::throw_corrupt(Format::gzip, members);
     }
 
     // The main line's own output: the window follows it; it is written at once unless
@@ -264,7 +260,7 @@ private:
             at_boundary = false;
             // All the input given, nothing read or written, and no end: it is cut short.
             if (!line_.ended() && limit >= in_.size() && written == out_bytes_ && line_.bit_position() == pos)
-                corrupt(members_);
+                inflate::throw_corrupt(Format::gzip, members_);
         }
     }
 
@@ -428,19 +424,13 @@ private:
 
 Result parallel_gunzip(std::span<const std::uint8_t> input, const Sink& sink, const ParallelInflateOptions& options,
                        ParallelInflateStats* stats) {
-    const int threads = options.threads;
     ParallelInflateStats local;
     // TBB caps its workers at the number of cores unless told otherwise.
     std::optional<tbb::global_control> allow_more;
-    if (threads > tbb::info::default_concurrency())
-        allow_more.emplace(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
-    ParallelInflateStats& st = stats ? *stats : local;
-    Result r;
-    {
-        MainLine line(input, sink, options, st);
-        r = line.run();
-    }
-    return r;
+    if (options.threads > tbb::info::default_concurrency())
+        allow_more.emplace(tbb::global_control::max_allowed_parallelism, std::size_t(options.threads));
+    MainLine line(input, sink, options, stats ? *stats : local);
+    return line.run();
 }
 
 }  // namespace flowdeflate::graph

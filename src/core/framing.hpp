@@ -41,4 +41,7 @@ inline void put_le32(u8* p, u32 v) {
     p[3] = u8(v >> 24);
 }
 
+/// The gzip trailer's fields as they are read back (the decompressor's side of put_le32).
+inline u32 get_le32(const u8* p) { return u32(p[0]) | u32(p[1]) << 8 | u32(p[2]) << 16 | u32(p[3]) << 24; }
+
 }  // namespace flowdeflate::core

@@ -13,6 +13,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+
+#include "flowdeflate/core.hpp"
 
 namespace flowdeflate::inflate {
 
@@ -69,6 +72,15 @@ private:
     std::uint32_t count_ = 0;
     std::uint64_t seen_ = 0;
 };
+
+inline const char* format_name(Format f) { return f == Format::gzip ? "gzip" : f == Format::zlib ? "zlib" : "DEFLATE"; }
+
+/// The error for data that is not a valid stream of format @p f, after @p members whole
+/// members (streams) were decoded: one wording for every decoder.
+[[noreturn]] inline void throw_corrupt(Format f, std::uint64_t members) {
+    if (members != 0) throw Error("corrupt or truncated data after member end");
+    throw Error(std::string("not in ") + format_name(f) + " format, or corrupt or truncated");
+}
 
 /// The two bytes of a zlib header, checked as libdeflate checks them.
 inline bool zlib_header_ok(std::uint8_t cmf, std::uint8_t flg) {

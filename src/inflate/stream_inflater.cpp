@@ -13,15 +13,6 @@
 namespace flowdeflate::inflate {
 namespace {
 
-const char* format_name(Format f) {
-    return f == Format::gzip ? "gzip" : f == Format::zlib ? "zlib" : "DEFLATE";
-}
-
-[[noreturn]] void corrupt(Format f, std::uint64_t members) {
-    if (members == 0) throw Error(std::string("not in ") + format_name(f) + " format, or corrupt or truncated");
-    throw Error("corrupt or truncated data after member end");
-}
-
 // What ISA-L checks after the DEFLATE data: the gzip trailer (CRC-32, ISIZE) or the zlib
 // one (Adler-32); nothing for raw DEFLATE.
 std::uint32_t trailer_check(Format f) {
@@ -87,13 +78,13 @@ std::size_t StreamInflater::header(std::span<const std::uint8_t> in) {
                 s.zlib_first = in[i];
                 continue;
             }
-            if (!zlib_header_ok(std::uint8_t(s.zlib_first), in[i])) corrupt(format_, members_);
+            if (!zlib_header_ok(std::uint8_t(s.zlib_first), in[i])) throw_corrupt(format_, members_);
             start_body();
             return i + 1;
         }
         switch (s.gzip.feed(in[i])) {
             case HeaderStatus::need_more: break;
-            case HeaderStatus::invalid: corrupt(format_, members_);
+            case HeaderStatus::invalid: throw_corrupt(format_, members_);
             case HeaderStatus::done: start_body(); return i + 1;
         }
     }
@@ -116,7 +107,7 @@ std::size_t StreamInflater::body(std::span<const std::uint8_t> in, const Sink& s
         const std::size_t produced = s.out.size() - z.avail_out;
         // An error, or a call that neither read nor wrote (which would loop for ever).
         if (r < 0 || (produced == 0 && z.avail_in == avail_in && avail_in != 0 && z.block_state != ISAL_BLOCK_FINISH))
-            corrupt(format_, members_);
+            throw_corrupt(format_, members_);
         if (produced) {
             out_bytes_ += produced;
             sink({s.out.data(), produced});
@@ -151,7 +142,7 @@ void StreamInflater::finish(const Sink& sink) {
     const bool between_members = s.phase == State::Phase::header && s.gzip.seen() == 0 && s.zlib_first < 0;
     if (s.phase == State::Phase::ended || (format_ == Format::gzip && members_ > 0 && between_members)) return;
     if (members_ == 0 && in_bytes_ == 0) throw Error(std::string("not in ") + format_name(format_) + " format (empty input)");
-    corrupt(format_, members_);
+    throw_corrupt(format_, members_);
 }
 
 }  // namespace flowdeflate::inflate
