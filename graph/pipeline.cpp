@@ -4,13 +4,20 @@
 #include <tbb/flow_graph.h>
 #include <tbb/task_arena.h>
 
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+
+#include <algorithm>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "core/clock.hpp"
 #include "core/deflate_compressor.hpp"
 #include "graph/arena.hpp"
 #include "graph/chunk_graph.hpp"
+#include "graph/match_search.hpp"
 
 namespace flowdeflate::graph {
 namespace {
@@ -39,6 +46,13 @@ private:
     Ports& ports_;
     std::size_t next_seq_ = 0;
 };
+
+// Threads for the match search of levels 10-12 (1: none, the parser searches).
+int near_optimal_search_threads(const PipelineOptions& options) {
+    if (!searches_ahead(options)) return 1;
+    if (options.arena) return options.arena->max_concurrency();
+    return options.threads > 0 ? options.threads : tbb::info::default_concurrency();
+}
 
 }  // namespace
 
@@ -72,8 +86,14 @@ PipelineResult compress_fd_sequential(int in_fd, const std::string& in_name, int
     // Two threads whatever the machine: the caller runs the Compress task; the other
     // forwards segments (buffering nodes forward through tasks) into Write.  With one,
     // Compress would wait for room in the writer forever (and the default arena has one
-    // thread on a one-core machine).
-    tbb::task_arena arena(2);
+    // thread on a one-core machine).  Levels 10-12 with more threads: the others search
+    // ahead of the parser (match_search.hpp), and forward segments between chunks.
+    const int search_threads = near_optimal_search_threads(options);
+    const int threads = std::max(2, search_threads);
+    std::optional<tbb::global_control> allow_more;
+    if (threads > tbb::info::default_concurrency())
+        allow_more.emplace(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
+    tbb::task_arena arena(threads);
     // The I/O threads start before the graph: a failure to make one is a clean error.
     IoThread writer_thread, reader_thread;
     writer_thread.start("writer", [&] { writer.cancel(); writer.close(); }, [&writer] { writer.write_loop(); });
@@ -88,10 +108,23 @@ PipelineResult compress_fd_sequential(int in_fd, const std::string& in_name, int
         // Compress: the sequential core over the window; segments go out as they fill.
         using CompressNode = multifunction_node<InputArriving, std::tuple<Segment>>;
         CompressNode compress(g, serial, [&](const InputArriving&, CompressNode::output_ports_type& ports) {
+            // The search outlives the try: its tasks may wait in the window until the
+            // failure cancels it.
+            CancellableInput cancellable(window, options);
+            std::optional<ParallelMatchSearch> search;
             try {
                 PortSink sink(ports, writer, window, options);
-                CancellableInput cancellable(window, options);
-                result.in_bytes = compressor.compress_stream(cancellable, sink, options.format, options.segment_size);
+                if (search_threads > 1)
+                    search.emplace(compressor.params(), cancellable, arena, options.chunk_size,
+                                   options.ahead > 0 ? options.ahead : search_threads + 4, options.probe);
+                const std::uint64_t t0 = core::thread_cpu_ns(), w0 = core::now_ns();
+                result.in_bytes = compressor.compress_stream(cancellable, sink, options.format, options.segment_size,
+                                                             search ? &*search : nullptr);
+                if (search) {
+                    result.stats.optimiser = search->stats(core::thread_cpu_ns() - t0);
+                    result.stats.optimiser.threads = search_threads;
+                    result.stats.optimiser.wall_ns = core::now_ns() - w0;
+                }
             } catch (...) {
                 failure = std::current_exception();
                 window.cancel();

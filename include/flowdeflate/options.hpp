@@ -31,8 +31,10 @@ struct Options {
     int level = kDefaultLevel;
     Format format = Format::gzip;
 
-    /// Levels 0 and 10-12 always run one compressor; levels 1-9 run the parallel graph
-    /// unless this is set.  The output is the same either way.
+    /// One compressor on one thread.  Otherwise levels 1-9 run the parallel graph, and
+    /// levels 10-12 search matches on the other threads ahead of their one optimiser
+    /// (calls of more than one chunk); level 0 always stores on one thread.  The output
+    /// is the same either way.
     bool sequential = false;
     /// Worker threads when no arena is given (0: all cores).  More than the cores is allowed.
     int threads = 0;

@@ -30,6 +30,22 @@ struct ResolverStats {
     std::uint64_t resolve_ns = 0;       ///< the resolver's own CPU time, emitting blocks excluded
 };
 
+/// Levels 10-12 with more than one thread: the match search ahead of the optimiser.
+struct OptimiserStats {
+    bool ran = false;  ///< the search ran ahead; when false, nothing else was filled
+    int threads = 1;
+    std::size_t chunk_size = 0;
+    int ahead = 0;
+    std::uint64_t chunks = 0;
+    std::uint64_t searched_by_optimiser = 0;  ///< chunks no task had started when the optimiser came
+    std::uint64_t waits = 0;                  ///< times the optimiser waited for a running search
+    std::uint64_t wait_ns = 0;                ///< and for how long (wall time)
+    std::uint64_t search_ns = 0;              ///< all chunk searches (CPU time)
+    std::uint64_t optimiser_ns = 0;           ///< the optimiser's thread, its own searches excluded (CPU time):
+                                              ///< the serial part (optimisation, coding, CRC)
+    std::uint64_t wall_ns = 0;
+};
+
 /// What a run of the parallel graph did.
 struct GraphStats {
     bool parallel = false;  ///< the parallel graph ran; when false, nothing else was filled
@@ -49,6 +65,7 @@ struct GraphStats {
     std::uint64_t tracks_searched = 0;            ///< tracks over all chunks
     std::vector<std::uint32_t> chunk_search_us;   ///< per chunk, in order
     std::vector<std::uint32_t> chunk_resolve_us;  ///< the resolver's own time per chunk, in order
+    OptimiserStats optimiser{};                   ///< levels 10-12 (the parallel graph did not run)
 };
 
 }  // namespace flowdeflate

@@ -31,6 +31,7 @@
 #include "flowdeflate/compress.hpp"
 #include "graph/arena.hpp"
 #include "graph/chunk_graph.hpp"
+#include "graph/match_search.hpp"
 #include "graph/pipeline.hpp"
 #include "io/fd.hpp"
 #include "io/fd_io.hpp"
@@ -142,6 +143,21 @@ Result compress(std::span<const std::uint8_t> in, const Sink& sink, const Option
         UserSink user(sink, po, [&] { return input.consumed(); });
         api::CompressorPool::Lease lease(api::CompressorPool::instance(), po.level);
         graph::CancellableInput cancellable(input, po);
+        if (graph::searches_ahead(po)) {
+            // Levels 10-12: the match search runs on the arena's other threads.
+            graph::ArenaUse arena(po, graph::ArenaUse::Reuse::shared);
+            if (arena.threads() > 1) {
+                arena.run_isolated([&] {
+                    graph::ParallelMatchSearch search(lease.compressor().params(), cancellable, arena.get(),
+                                                      po.chunk_size, po.ahead > 0 ? po.ahead : arena.threads() + 4,
+                                                      po.probe);
+                    result.in_bytes =
+                        lease.compressor().compress_stream(cancellable, user, po.format, po.segment_size, &search);
+                });
+                result.out_bytes = user.out_bytes();
+                return result;
+            }
+        }
         result.in_bytes = lease.compressor().compress_stream(cancellable, user, po.format);
         result.out_bytes = user.out_bytes();
         return result;

@@ -219,31 +219,52 @@ private:
 // The graph's counters of the last file, for -v.
 GraphStats g_last_stats;
 
-// Appends one JSON line with the parallel graph's counters (see scripts/parallel-table).
-void write_stats(const std::string& path, const std::string& name, int level, const Result& r, const GraphStats& s) {
+// Appends @p line to the statistics file @p path; a warning when it cannot.
+void append_stats(const std::string& path, const std::string& line) {
     FILE* f = std::fopen(path.c_str(), "a");
     if (!f) {
         fmt::print(stderr, "flowdeflate: {}: cannot write statistics: {}\n", path, std::strerror(errno));
         return;
     }
-    const ResolverStats& rs = s.resolver;
+    std::fputs(line.c_str(), f);
+    std::fclose(f);
+}
+
+// The start of a statistics line: the file (a JSON string), the level and the sizes.
+std::string stats_head(const std::string& name, int level, const Result& r) {
     std::string quoted;
     for (const char c : name) {
         if (c == '"' || c == '\\') quoted += '\\';
         if (static_cast<unsigned char>(c) >= 0x20) quoted += c;
     }
-    fmt::print(f,
-               "{{\"file\":\"{}\",\"level\":{},\"threads\":{},\"chunk\":{},\"ahead\":{},\"ring\":{},"
-               "\"in_bytes\":{},\"out_bytes\":{},\"wall_ns\":{},\"search_ns\":{},\"resolve_ns\":{},"
-               "\"code_ns\":{},\"assemble_ns\":{},\"resolver_wait_ns\":{},\"ring_full_ns\":{},\"chunks\":{},\"blocks\":{},"
-               "\"syncs\":{},\"repairs\":{},\"repair_bytes\":{},\"tracks\":{},\"chunk_search_us\":[{}],"
-               "\"chunk_resolve_us\":[{}]}}\n",
-               quoted, level, s.threads, s.chunk_size, s.ahead, s.ring, r.in_bytes, r.out_bytes, s.wall_ns,
-               s.search_ns, rs.resolve_ns, s.code_ns, s.assemble_ns, s.resolver_wait_ns, s.ring_full_ns, rs.chunks,
-               rs.blocks, rs.syncs,
-               rs.repairs, rs.repair_bytes, s.tracks_searched, fmt::join(s.chunk_search_us, ","),
-               fmt::join(s.chunk_resolve_us, ","));
-    std::fclose(f);
+    return fmt::format("{{\"file\":\"{}\",\"level\":{},\"in_bytes\":{},\"out_bytes\":{},", quoted, level, r.in_bytes,
+                       r.out_bytes);
+}
+
+// One JSON line with the parallel graph's counters (see scripts/parallel-table).
+void write_stats(const std::string& path, const std::string& name, int level, const Result& r, const GraphStats& s) {
+    const ResolverStats& rs = s.resolver;
+    append_stats(path, stats_head(name, level, r) +
+                           fmt::format("\"threads\":{},\"chunk\":{},\"ahead\":{},\"ring\":{},"
+                                       "\"wall_ns\":{},\"search_ns\":{},\"resolve_ns\":{},"
+                                       "\"code_ns\":{},\"assemble_ns\":{},\"resolver_wait_ns\":{},\"ring_full_ns\":{},"
+                                       "\"chunks\":{},\"blocks\":{},\"syncs\":{},\"repairs\":{},\"repair_bytes\":{},"
+                                       "\"tracks\":{},\"chunk_search_us\":[{}],\"chunk_resolve_us\":[{}]}}\n",
+                                       s.threads, s.chunk_size, s.ahead, s.ring, s.wall_ns, s.search_ns, rs.resolve_ns,
+                                       s.code_ns, s.assemble_ns, s.resolver_wait_ns, s.ring_full_ns, rs.chunks,
+                                       rs.blocks, rs.syncs, rs.repairs, rs.repair_bytes, s.tracks_searched,
+                                       fmt::join(s.chunk_search_us, ","), fmt::join(s.chunk_resolve_us, ",")));
+}
+
+// The same for levels 10-12's search ahead of the optimiser ("optimiser_ns" marks them).
+void write_optimiser_stats(const std::string& path, const std::string& name, int level, const Result& r,
+                           const OptimiserStats& s) {
+    append_stats(path, stats_head(name, level, r) +
+                           fmt::format("\"threads\":{},\"chunk\":{},\"ahead\":{},\"wall_ns\":{},\"search_ns\":{},"
+                                       "\"optimiser_ns\":{},\"optimiser_wait_ns\":{},\"chunks\":{},"
+                                       "\"searched_by_optimiser\":{}}}\n",
+                                       s.threads, s.chunk_size, s.ahead, s.wall_ns, s.search_ns, s.optimiser_ns,
+                                       s.wait_ns, s.chunks, s.searched_by_optimiser));
 }
 
 Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
@@ -259,6 +280,8 @@ Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int 
         in_bytes = r.in_bytes;
         out_bytes = r.out_bytes;
         if (!o.stats_file.empty() && g_last_stats.parallel) write_stats(o.stats_file, in_name, o.level, r, g_last_stats);
+        if (!o.stats_file.empty() && g_last_stats.optimiser.ran)
+            write_optimiser_stats(o.stats_file, in_name, o.level, r, g_last_stats.optimiser);
     } catch (const std::bad_alloc&) {
         return error(in_name + ": out of memory (try fewer --threads or a smaller --chunk)");
     } catch (const std::exception& e) {
@@ -274,6 +297,14 @@ void report(const Options& o, const std::string& name, std::uint64_t in, std::ui
     fmt::print(stderr, "{}: {:.1f}% -- {} ({} -> {} bytes, {:.1f} MB/s, peak memory {:.1f} MiB)\n", name, ratio,
                what, in, out, double(in) / 1e6 / std::max(secs, 1e-6), peak_rss_mib());
     const GraphStats& s = g_last_stats;
+    if (!o.decompress && s.optimiser.ran) {
+        const OptimiserStats& n = s.optimiser;
+        fmt::print(stderr,
+                   "  levels 10-12: {} threads, chunk {} bytes, ahead {}; chunks {} ({} searched by the optimiser)\n"
+                   "  time (ms): search {:.1f}, optimiser {:.1f}; optimiser waited {:.1f} ({} times); wall {:.1f}\n",
+                   n.threads, n.chunk_size, n.ahead, n.chunks, n.searched_by_optimiser, double(n.search_ns) / 1e6,
+                   double(n.optimiser_ns) / 1e6, double(n.wait_ns) / 1e6, n.waits, double(n.wall_ns) / 1e6);
+    }
     if (o.decompress || !s.parallel) return;
     const ResolverStats& r = s.resolver;
     const auto ms = [](std::uint64_t ns) { return double(ns) / 1e6; };

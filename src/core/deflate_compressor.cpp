@@ -96,10 +96,10 @@ void DeflateCompressor::with_parser(F&& f) {
 // The near-optimal parser takes its sink through a type-erased reference: it is compiled
 // once (parser_near_optimal.cpp), not per sink.
 template <class Sink>
-void DeflateCompressor::parse(InputStream& in, Sink&& sink) {
+void DeflateCompressor::parse(InputStream& in, Sink&& sink, MatchFeed* feed) {
     with_parser([&]<class Parser>(Parser& parser) {
         if constexpr (std::is_same_v<Parser, NearOptimalParser>)
-            parser.parse(in, BlockSinkRef(sink));
+            parser.parse(in, BlockSinkRef(sink), feed);
         else
             parser.parse(in, sink);
     });
@@ -140,7 +140,7 @@ std::size_t DeflateCompressor::zlib(std::span<const u8> in, std::span<u8> out) {
 }
 
 std::uint64_t DeflateCompressor::compress_stream(InputStream& in, SegmentSink& sink, Format format,
-                                                 std::size_t segment_size) {
+                                                 std::size_t segment_size, MatchFeed* feed) {
     SegmentedOutput out(sink, segment_size);
     BitWriter& w = out.writer();
     u8 framing[kGzipHeaderSize];
@@ -181,11 +181,14 @@ std::uint64_t DeflateCompressor::compress_stream(InputStream& in, SegmentSink& s
         }
     } else {
         BlockAssembler assembler(w);
-        parse(in, [&](const ParsedBlock& b) {
-            assembler.append(coder_, b, scratch_codes_);  // never overflows: see kSlack
-            consumed(b.data.data(), b.data.size());
-            out.maybe_hand_off();
-        });
+        parse(
+            in,
+            [&](const ParsedBlock& b) {
+                assembler.append(coder_, b, scratch_codes_);  // never overflows: see kSlack
+                consumed(b.data.data(), b.data.size());
+                out.maybe_hand_off();
+            },
+            feed);
     }
     w.finish();
     if (format == Format::gzip) {

@@ -65,13 +65,14 @@ public:
     /// Compresses input that is still arriving into segments of @p segment_size bytes
     /// (the last may be shorter), byte-identical to the whole-buffer output.  Returns the
     /// number of input bytes.  Memory is bounded by the stream's window and one segment.
+    /// At levels 10-12, @p feed (if given) supplies the matches (match_feed.hpp).
     std::uint64_t compress_stream(InputStream& in, SegmentSink& out, Format format,
-                                  std::size_t segment_size = kDefaultSegmentSize);
+                                  std::size_t segment_size = kDefaultSegmentSize, MatchFeed* feed = nullptr);
     static constexpr std::size_t kDefaultSegmentSize = 1u << 20;
 
     /// Runs the level's parser over @p in and passes each ParsedBlock to @p sink.
     template <class Sink> void parse(std::span<const u8> in, Sink&& sink);
-    template <class Sink> void parse(InputStream& in, Sink&& sink);
+    template <class Sink> void parse(InputStream& in, Sink&& sink, MatchFeed* feed = nullptr);
 
 private:
     LevelParams params_;

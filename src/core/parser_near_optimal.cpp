@@ -382,15 +382,18 @@ void NearOptimalParser::parse(const u8* in_begin, const u8* in_end, BlockSinkRef
     next_hashes_[0] = next_hashes_[1] = 0;
     prev_block_used_only_literals_ = false;
     init_stats();
-    run(in_begin, in_begin, InputView{in_end, nullptr}, nullptr, sink, capture);
+    run<false>(in_begin, in_begin, InputView{in_end, nullptr}, nullptr, sink, capture, nullptr);
 }
 
-void NearOptimalParser::parse(InputStream& in, BlockSinkRef sink) {
+void NearOptimalParser::parse(InputStream& in, BlockSinkRef sink, MatchFeed* feed) {
     mf_->init(in.begin());
     next_hashes_[0] = next_hashes_[1] = 0;
     prev_block_used_only_literals_ = false;
     init_stats();
-    run(in.begin(), in.begin(), InputView{nullptr, &in}, nullptr, sink, nullptr);
+    if (feed)
+        run<true>(in.begin(), in.begin(), InputView{nullptr, &in}, nullptr, sink, nullptr, feed);
+    else
+        run<false>(in.begin(), in.begin(), InputView{nullptr, &in}, nullptr, sink, nullptr, nullptr);
 }
 
 void NearOptimalParser::resume(const u8* in_begin, const u8* pos, const u8* in_end, const NearOptimalParseState& st,
@@ -404,11 +407,13 @@ void NearOptimalParser::resume(const u8* in_begin, const u8* pos, const u8* in_e
     std::memcpy(match_len_freqs_, st.match_len_freqs, sizeof(match_len_freqs_));
     std::copy(st.cache.begin(), st.cache.end(), match_cache_.get());
     mf_->prime(in_begin, st.mf_base, pos, params_.nice_match_length, params_.max_search_depth, next_hashes_);
-    run(in_begin, pos, InputView{in_end, nullptr}, &st, sink, nullptr);
+    run<false>(in_begin, pos, InputView{in_end, nullptr}, &st, sink, nullptr, nullptr);
 }
 
+template <bool kFed>
 void NearOptimalParser::run(const u8* in_begin, const u8* in_next, InputView view,
-                            const NearOptimalParseState* resumed, BlockSinkRef sink, NearOptimalCapture* capture) {
+                            const NearOptimalParseState* resumed, BlockSinkRef sink, NearOptimalCapture* capture,
+                            MatchFeed* feed) {
     const u8* in_end;
     const u8* in_block_begin = resumed ? resumed->block_begin : in_next;
     u32 max_len = kMaxMatchLen;
@@ -417,6 +422,9 @@ void NearOptimalParser::run(const u8* in_begin, const u8* in_next, InputView vie
     u32* const next_hashes = next_hashes_;
     BtMatchFinder& mf = *mf_;
     const u32 depth = params_.max_search_depth;
+    // Fed: the records of the positions [in_next, fed_end).
+    const LzMatch* fed = nullptr;
+    const u8* fed_end = in_next;
     do {
         in_end = view.block_end(in_block_begin);
         const u8* const max_block_end = choose_max_block_end(in_block_begin, in_end, kSoftMaxBlockLength);
@@ -458,13 +466,26 @@ void NearOptimalParser::run(const u8* in_begin, const u8* in_next, InputView vie
                 while (capture->next < capture->targets.size() && capture->targets[capture->next] <= pos)
                     ++capture->next;
             }
-            mf.slide_if_needed(in_next);
             LzMatch* const matches = cache_ptr;
             u32 best_len = 0;
             adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
-            if (max_len >= BtMatchFinder::kRequiredBytes) [[likely]] {
-                cache_ptr = mf.get_matches(in_next, max_len, nice_len, depth, next_hashes, matches);
-                if (cache_ptr > matches) best_len = cache_ptr[-1].length;
+            if constexpr (kFed) {
+                if (in_next == fed_end) {
+                    const MatchRun next = feed->next(in_next);
+                    fed = next.records;
+                    fed_end = next.end;
+                }
+                const u32 num = fed->length;
+                std::memcpy(matches, fed + 1, num * sizeof(LzMatch));
+                fed += 1 + num;
+                cache_ptr = matches + num;
+                if (num) best_len = cache_ptr[-1].length;
+            } else {
+                mf.slide_if_needed(in_next);
+                if (max_len >= BtMatchFinder::kRequiredBytes) [[likely]] {
+                    cache_ptr = mf.get_matches(in_next, max_len, nice_len, depth, next_hashes, matches);
+                    if (cache_ptr > matches) best_len = cache_ptr[-1].length;
+                }
             }
             if (in_next >= next_observation) {
                 if (best_len >= min_len) {
@@ -486,9 +507,19 @@ void NearOptimalParser::run(const u8* in_begin, const u8* in_next, InputView vie
             if (best_len >= kMinMatchLen && best_len >= nice_len) {
                 --best_len;
                 do {
-                    mf.slide_if_needed(in_next);
                     adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
-                    if (max_len >= BtMatchFinder::kRequiredBytes) mf.skip_byte(in_next, nice_len, depth, next_hashes);
+                    if constexpr (kFed) {
+                        if (in_next == fed_end) {
+                            const MatchRun next = feed->next(in_next);
+                            fed = next.records;
+                            fed_end = next.end;
+                        }
+                        fed += 1 + fed->length;  // searched ahead; dropped here
+                    } else {
+                        mf.slide_if_needed(in_next);
+                        if (max_len >= BtMatchFinder::kRequiredBytes)
+                            mf.skip_byte(in_next, nice_len, depth, next_hashes);
+                    }
                     cache_ptr->length = 0;
                     cache_ptr->offset = *in_next;
                     in_next++;
@@ -540,6 +571,36 @@ void NearOptimalParser::run(const u8* in_begin, const u8* in_next, InputView vie
             in_block_begin = in_next;
         }
     } while (in_next != in_end);
+}
+
+ChunkSearcher::ChunkSearcher(const LevelParams& params, BtMatchFinder& mf, const u8* in_begin, const u8* begin,
+                             const u8* in_end)
+    : mf_(mf),
+      pos_(begin),
+      in_end_(in_end),
+      depth_(params.max_search_depth),
+      nice_len_(std::min(params.nice_match_length, kMaxMatchLen)) {
+    // The parser's base pointer at begin, before it slides there: it slides whenever it
+    // reaches kWindowSize past the base.
+    const std::size_t at = std::size_t(begin - in_begin);
+    const u8* const base = in_begin + (at == 0 ? 0 : (at - 1) / kWindowSize * kWindowSize);
+    mf_.prime(in_begin, base, begin, nice_len_, depth_, next_hashes_);
+}
+
+// The parser's per-position search of run<false>, at every position.
+std::size_t ChunkSearcher::search(const u8* end, LzMatch* out, std::size_t room) {
+    LzMatch* p = out;
+    for (; pos_ < end && std::size_t(out + room - p) >= kRoom; ++pos_) {
+        mf_.slide_if_needed(pos_);
+        adjust_max_and_nice_len(max_len_, nice_len_, std::size_t(in_end_ - pos_));
+        LzMatch* const head = p;
+        p = head + 1;
+        if (max_len_ >= BtMatchFinder::kRequiredBytes) [[likely]]
+            p = mf_.get_matches(pos_, max_len_, nice_len_, depth_, next_hashes_, head + 1);
+        head->length = u16(p - (head + 1));
+        head->offset = 0;
+    }
+    return std::size_t(p - out);
 }
 
 }  // namespace flowdeflate::core

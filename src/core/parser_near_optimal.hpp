@@ -21,6 +21,7 @@
 #include "core/block_split.hpp"
 #include "core/bt_match_finder.hpp"
 #include "core/input_stream.hpp"
+#include "core/match_feed.hpp"
 #include "core/parsed_block.hpp"
 
 namespace flowdeflate::core {
@@ -79,8 +80,9 @@ public:
 
     /// Parses [in_begin, in_end); optionally captures states for resume().
     void parse(const u8* in_begin, const u8* in_end, BlockSinkRef sink, NearOptimalCapture* capture = nullptr);
-    /// Parses input that is still arriving (see input_stream.hpp).
-    void parse(InputStream& in, BlockSinkRef sink);
+    /// Parses input that is still arriving (see input_stream.hpp).  With @p feed, takes
+    /// the matches from it instead of searching (match_feed.hpp): the same blocks.
+    void parse(InputStream& in, BlockSinkRef sink, MatchFeed* feed = nullptr);
 
     /// Continues at @p pos (a searched position of an earlier parse of the same input)
     /// from @p st, priming the match finder from the 32 KiB before pos.
@@ -89,8 +91,9 @@ public:
 
 private:
     using Costs = NearOptimalCosts;
+    template <bool kFed>
     void run(const u8* in_begin, const u8* in_next, InputView view, const NearOptimalParseState* resumed,
-             BlockSinkRef sink, NearOptimalCapture* capture);
+             BlockSinkRef sink, NearOptimalCapture* capture, MatchFeed* feed);
     struct OptimumNode {
         u32 cost_to_end;
         u32 item;  // low 9 bits: length (1 = literal); high bits: offset or literal byte

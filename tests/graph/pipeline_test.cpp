@@ -6,8 +6,10 @@
 //   - ParallelGraph: the parallel graph at levels 1-9 with 1, 2, 3, 4 and 8 threads (more
 //     than this machine's cores on purpose), chunks of 4 KiB, 64 KiB, 1 MiB and 4 MiB, the
 //     smallest search window (--ahead 1) and block ring (--ring 1), and every track mode;
-//   - ParallelStress: random chunk sizes, thread counts, windows and rings (seeded; run
-//     under ThreadSanitizer and ASan/UBSan by scripts/test SANITIZE=...);
+//   - NearOptimalGraph: levels 10-12 with the match search ahead of the optimiser, 2-8
+//     threads, chunks of 4 KiB-4 MiB, chunk ends inside long matches, all-literal blocks;
+//   - ParallelStress: random chunk sizes, thread counts, windows and rings, levels 1-12
+//     (seeded; run under ThreadSanitizer and ASan/UBSan by scripts/test SANITIZE=...);
 // and input that changes size under either graph is reported, not compressed into
 // something wrong.
 #include <gtest/gtest.h>
@@ -210,6 +212,54 @@ TEST(ParallelGraph, RealFilesFromTheSystem) {
     }
 }
 
+// ---- levels 10-12: the match search ahead of the near-optimal parser ------------------
+
+// Input that ends chunks inside long matches (the parser skips the positions a search
+// recorded), switches between incompressible stretches (all-literal blocks, which change
+// the next block's statistics) and compressible ones, and ends a few bytes past a chunk.
+Bytes near_optimal_input(std::uint64_t seed) {
+    Bytes data;
+    const auto add = [&](const Bytes& part) { data.insert(data.end(), part.begin(), part.end()); };
+    add(testing::generate(testing::Kind::mixed, 300000, seed));
+    add(testing::zeros(70000));
+    add(testing::random_bytes(90000, seed + 1));
+    add(testing::text_like(160000, seed + 2));
+    add(testing::runs(50000, seed + 3));
+    add(testing::random_bytes(40000, seed + 4));
+    add(testing::binary_records(120000, seed + 5));
+    data.resize(data.size() - data.size() % 4096 + 5);  // a 5-byte tail after the last 4 KiB
+    return data;
+}
+
+class NearOptimalGraph : public ::testing::TestWithParam<int> {};
+
+TEST_P(NearOptimalGraph, ThreadsChunksAndWindows) {
+    const int level = GetParam();
+    TempDir dir;
+    const GraphConfig configs[] = {
+        {2, 4 * 1024, 1, 4096, Tracks::automatic},  {3, 64 * 1024, 0, 4096, Tracks::automatic},
+        {8, 5000, 2, 4096, Tracks::automatic},      {2, 1 << 20, 0, 4096, Tracks::automatic},
+        {4, 4 << 20, 0, 4096, Tracks::automatic},
+    };
+    const Bytes data = near_optimal_input(500 + level);
+    const Bytes want = whole_buffer(data, level);
+    for (const GraphConfig& c : configs) {
+        SCOPED_TRACE(describe(c));
+        PipelineOptions o = parallel_options(level, c);
+        Probe probe;
+        o.probe = &probe;
+        testing::Watchdog watchdog(probe, std::chrono::seconds(60), describe(c) + ", level " + std::to_string(level));
+        EXPECT_TRUE(through_file(data, o, dir) == want) << "from a file";
+        EXPECT_GT(probe.chunks_searched.load(), 0u) << "the search ran";
+        if (c.chunk == 5000) {
+            EXPECT_TRUE(through_pipe(data, o) == want) << "from a pipe";
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, NearOptimalGraph, ::testing::Range(10, 13),
+                         [](const ::testing::TestParamInfo<int>& i) { return "Level" + std::to_string(i.param); });
+
 // Random configurations, small inputs: many chunks, tiny windows and rings, more threads
 // than cores.  The seed is printed; FLOWDEFLATE_TEST_SEED=<n> repeats a run.
 TEST(ParallelStress, RandomConfigurations) {
@@ -218,10 +268,11 @@ TEST(ParallelStress, RandomConfigurations) {
     std::cout << "[   seed   ] FLOWDEFLATE_TEST_SEED=" << seed << std::endl;
     std::mt19937_64 rng(seed);
     TempDir dir;
-    for (int round = 0; round < 24; ++round) {
-        const int level = 1 + int(rng() % 9);
+    // Rounds 24-35: levels 10-12, whose search runs ahead of the optimiser.
+    for (int round = 0; round < 36; ++round) {
+        const int level = round < 24 ? 1 + int(rng() % 9) : 10 + int(rng() % 3);
         const auto kind = testing::kAllKinds[rng() % std::size(testing::kAllKinds)];
-        const std::size_t size = rng() % (1536 * 1024);
+        const std::size_t size = rng() % (level >= 10 ? 384 * 1024 : 1536 * 1024);
         GraphConfig c;
         c.threads = 1 + int(rng() % 8);
         c.chunk = 4096 + (rng() % 32) * 4096 + (rng() % 2) * 777;

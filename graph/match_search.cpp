@@ -1,0 +1,152 @@
+// match_search.cpp - see match_search.hpp.
+#include "graph/match_search.hpp"
+
+#include <cassert>
+
+#include "core/clock.hpp"
+
+namespace flowdeflate::graph {
+
+ParallelMatchSearch::ParallelMatchSearch(const core::LevelParams& params, core::InputStream& in,
+                                         tbb::task_arena& arena, std::size_t chunk_size, int ahead, Probe* probe)
+    : params_(params),
+      in_(in),
+      arena_(arena),
+      chunk_size_(chunk_size),
+      probe_(probe),
+      slots_(std::size_t(std::max(ahead, 1))) {}
+
+ParallelMatchSearch::~ParallelMatchSearch() noexcept {
+    stop_ = true;
+    arena_.execute([this] { group_.wait(); });
+}
+
+bool ParallelMatchSearch::claim(Slot& slot) {
+    int expected = kPending;
+    return slot.state.compare_exchange_strong(expected, kRunning, std::memory_order_acquire);
+}
+
+void ParallelMatchSearch::launch(std::size_t k) {
+    Slot& slot = slots_[k % slots_.size()];
+    slot.index = k;
+    slot.error = nullptr;
+    slot.state.store(kPending, std::memory_order_release);
+    if (probe_) ++probe_->chunks_in;
+    // A task of an earlier chunk of this slot that has not run yet takes this one; the
+    // second of the two finds nothing pending.
+    arena_.execute([&] {
+        group_.run([this, &slot] {
+            if (!stop_.load(std::memory_order_relaxed) && claim(slot)) search(slot);
+        });
+    });
+}
+
+ParallelMatchSearch::Buffer ParallelMatchSearch::take_page() {
+    {
+        std::lock_guard lock(pool_mutex_);
+        if (!pages_.empty()) {
+            Buffer page = std::move(pages_.back());
+            pages_.pop_back();
+            return page;
+        }
+    }
+    return Buffer(new core::LzMatch[kPageEntries]);
+}
+
+std::unique_ptr<core::BtMatchFinder> ParallelMatchSearch::take_finder() {
+    std::lock_guard lock(pool_mutex_);
+    if (finders_.empty()) return std::make_unique<core::BtMatchFinder>();
+    auto mf = std::move(finders_.back());
+    finders_.pop_back();
+    return mf;
+}
+
+void ParallelMatchSearch::recycle(Slot& slot) {
+    std::lock_guard lock(pool_mutex_);
+    for (Page& page : slot.pages)
+        if (page.records) pages_.push_back(std::move(page.records));
+    slot.pages.clear();
+}
+
+OptimiserStats ParallelMatchSearch::stats(std::uint64_t parser_thread_ns) const {
+    OptimiserStats s = stats_;
+    s.ran = true;
+    s.chunk_size = chunk_size_;
+    s.ahead = int(slots_.size());
+    s.search_ns = search_ns_.load();
+    s.optimiser_ns = parser_thread_ns - std::min(parser_thread_ns, parser_search_ns_.load());
+    return s;
+}
+
+void ParallelMatchSearch::search(Slot& slot) {
+    const std::uint64_t t0 = core::thread_cpu_ns();
+    try {
+        const core::u8* const in_begin = in_.begin();
+        const core::u8* const begin = in_begin + slot.index * chunk_size_;
+        const core::u8* const nominal_end = begin + chunk_size_;
+        // The input to the chunk's end, its last matches and the tail it may take.
+        const core::u8* const present = in_.ensure(nominal_end + kTail);
+        const core::u8* const end = present < nominal_end + kTail ? present : nominal_end;
+        if (begin < end) {
+            auto mf = take_finder();
+            core::ChunkSearcher searcher(params_, *mf, in_begin, begin, present);
+            while (searcher.pos() < end) {
+                Buffer records = take_page();
+                searcher.search(end, records.get(), kPageEntries);
+                slot.pages.push_back({std::move(records), searcher.pos()});
+            }
+            std::lock_guard lock(pool_mutex_);
+            finders_.push_back(std::move(mf));
+        }
+    } catch (...) {
+        slot.error = std::current_exception();
+    }
+    search_ns_ += core::thread_cpu_ns() - t0;
+    if (probe_) ++probe_->chunks_searched;
+    slot.state.store(kDone, std::memory_order_release);
+    slot.state.notify_all();
+}
+
+core::MatchRun ParallelMatchSearch::next(const core::u8* pos) {
+    // The next page of the chunk the parser reads, if it has one.
+    if (slot_ != nullptr && page_ + 1 < slot_->pages.size()) {
+        {
+            std::lock_guard lock(pool_mutex_);
+            pages_.push_back(std::move(slot_->pages[page_].records));
+        }
+        ++page_;
+        assert(pos == slot_->pages[page_ - 1].end);
+        return {slot_->pages[page_].records.get(), slot_->pages[page_].end};
+    }
+    const std::size_t k = std::size_t(pos - in_.begin()) / chunk_size_;
+    const std::size_t ahead = slots_.size();
+    if (slot_ == nullptr) {
+        for (std::size_t i = 0; i < ahead; ++i) launch(k + i);
+    } else {
+        recycle(*slot_);
+        launch(k - 1 + ahead);  // chunk k - 1 is done with: its slot searches further on
+    }
+    Slot& slot = slots_[k % ahead];
+    assert(slot.index == k);
+    ++stats_.chunks;
+    if (claim(slot)) {
+        ++stats_.searched_by_optimiser;
+        const std::uint64_t t0 = core::thread_cpu_ns();
+        search(slot);
+        parser_search_ns_ += core::thread_cpu_ns() - t0;
+    } else if (slot.state.load(std::memory_order_acquire) != kDone) {
+        const std::uint64_t t0 = core::now_ns();
+        ++stats_.waits;
+        for (int s = slot.state.load(std::memory_order_acquire); s != kDone;
+             s = slot.state.load(std::memory_order_acquire))
+            slot.state.wait(s, std::memory_order_acquire);
+        stats_.wait_ns += core::now_ns() - t0;
+    }
+    if (slot.error) std::rethrow_exception(slot.error);
+    assert(pos == in_.begin() + k * chunk_size_ && !slot.pages.empty());
+    slot_ = &slot;
+    page_ = 0;
+    return {slot.pages[0].records.get(), slot.pages[0].end};
+}
+
+}  // namespace flowdeflate::graph

@@ -1,0 +1,102 @@
+// match_search.hpp - Search for levels 10-12: the binary-tree match search over chunks of
+// the input, on a task arena, ahead of the near-optimal parser that takes its records
+// (core/match_feed.hpp says why that gives the same matches).
+//
+//   chunk k:  [k * chunk_size, (k + 1) * chunk_size), the last one to the end of input
+//             (a chunk never starts within kTail bytes of the end)
+//
+// At most `ahead` chunks are searched or waiting at once, each in a slot of its own; when
+// the parser moves into chunk k, the slot of chunk k - 1 takes chunk k - 1 + ahead.  A
+// task searches a chunk that nobody has claimed yet; when the parser reaches a chunk that
+// no task has started, it searches it itself (so it never waits for a thread that may not
+// come), and it waits only for a chunk a task is searching now.
+//
+// A chunk's records fill pages of kPageEntries (256 KiB) taken from a shared pool, each
+// page the records of whole positions; the parser takes them page by page and gives each
+// back when it moves on, so memory is the records in flight (2.5-4 entries of 4 bytes per
+// input byte, measured on binaries and text), not a worst case per chunk.
+#pragma once
+
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/input_stream.hpp"
+#include "core/match_feed.hpp"
+#include "flowdeflate/stats.hpp"
+#include "graph/pipeline.hpp"
+
+namespace flowdeflate::graph {
+
+/// Levels 10-12 not told to run sequentially: the parser takes its matches from a
+/// ParallelMatchSearch when the call has more than one thread.
+[[nodiscard]] inline bool searches_ahead(const Options& options) {
+    return !options.sequential && core::LevelParams::for_level(options.level).parser == core::ParserKind::near_optimal;
+}
+
+class ParallelMatchSearch final : public core::MatchFeed {
+public:
+    /// Searches @p in for the near-optimal parser of @p params, on @p arena's threads;
+    /// counts chunks launched and searched in @p probe (may be null).
+    ParallelMatchSearch(const core::LevelParams& params, core::InputStream& in, tbb::task_arena& arena,
+                        std::size_t chunk_size, int ahead, Probe* probe);
+    /// Stops the searches that have not started and waits for the running ones.
+    ~ParallelMatchSearch() noexcept override;
+    ParallelMatchSearch(const ParallelMatchSearch&) = delete;
+    ParallelMatchSearch& operator=(const ParallelMatchSearch&) = delete;
+
+    core::MatchRun next(const core::u8* pos) override;
+    /// The counters so far, given the CPU time of the parser's thread over the run
+    /// (search_ns: the chunks whose search has finished).
+    [[nodiscard]] OptimiserStats stats(std::uint64_t parser_thread_ns) const;
+
+    /// A chunk ends at the end of input when that is this close past its nominal end.
+    static constexpr std::size_t kTail = 1024;
+    static constexpr std::size_t kPageEntries = std::size_t(1) << 16;
+
+private:
+    enum State : int { kPending, kRunning, kDone };
+    using Buffer = std::unique_ptr<core::LzMatch[]>;
+    struct Page {
+        Buffer records;
+        const core::u8* end = nullptr;  ///< the positions up to here
+    };
+    struct Slot {
+        std::atomic<int> state{kDone};
+        std::size_t index = 0;
+        std::vector<Page> pages;
+        std::exception_ptr error;
+    };
+    void launch(std::size_t k);
+    static bool claim(Slot& slot);
+    void search(Slot& slot);
+    void recycle(Slot& slot);
+    Buffer take_page();
+    std::unique_ptr<core::BtMatchFinder> take_finder();
+
+    const core::LevelParams params_;
+    core::InputStream& in_;
+    tbb::task_arena& arena_;
+    const std::size_t chunk_size_;
+    Probe* const probe_;
+    std::vector<Slot> slots_;
+    std::atomic<bool> stop_{false};
+    // The parser's place: the slot and page it reads.
+    Slot* slot_ = nullptr;
+    std::size_t page_ = 0;
+    std::mutex pool_mutex_;  // idle finders and pages, kept for the next chunk
+    std::vector<std::unique_ptr<core::BtMatchFinder>> finders_;
+    std::vector<Buffer> pages_;
+    OptimiserStats stats_;                    // the parser's counters
+    std::atomic<std::uint64_t> search_ns_{0};  // CPU time of all searches
+    std::atomic<std::uint64_t> parser_search_ns_{0};  // of those, on the parser's thread
+    tbb::task_group group_;
+};
+
+}  // namespace flowdeflate::graph
