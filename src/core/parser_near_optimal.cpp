@@ -105,7 +105,8 @@ void adjust_cost(u32& cost, u32 default_cost, int change_amount) {
 NearOptimalParser::NearOptimalParser(const LevelParams& params)
     : params_(params),
       match_cache_(new LzMatch[kMatchCacheLength + kMaxMatchesPerPos + kMaxMatchLen - 1]),
-      optimum_nodes_(new OptimumNode[kMaxBlockLength + 1]),
+      cost_to_end_(new u32[kMaxBlockLength + 1 + kMaxMatchLen + NearOptimalCosts::kPad]()),
+      items_(new u32[kMaxBlockLength + 1]()),
       seqs_(new Sequence[kMaxBlockLength + 1]),
       mf_(new BtMatchFinder) {
     for (u32 slot = 0; slot < kNumOffsetSlots; ++slot) {
@@ -118,11 +119,11 @@ NearOptimalParser::NearOptimalParser(const LevelParams& params)
 NearOptimalParser::~NearOptimalParser() = default;
 
 void NearOptimalParser::tally_item_list(u32 block_length) {
-    const OptimumNode* cur = &optimum_nodes_[0];
-    const OptimumNode* const end = &optimum_nodes_[block_length];
+    const u32* cur = &items_[0];
+    const u32* const end = &items_[block_length];
     do {
-        const u32 length = cur->item & kOptimumLenMask;
-        const u32 offset = cur->item >> kOptimumOffsetShift;
+        const u32 length = *cur & kOptimumLenMask;
+        const u32 offset = *cur >> kOptimumOffsetShift;
         if (length == 1) {
             freqs_.litlen[offset]++;
         } else {
@@ -233,39 +234,9 @@ void NearOptimalParser::set_initial_costs(const u8* block_begin, u32 block_lengt
         adjust_costs(lit_cost, len_sym_cost);
 }
 
-// Backwards over the block: for each position, the cheapest way to the end.  For each
-// length only the smallest offset offering it is considered.
+// The cheapest path through the block (min_cost_path.hpp), then the codes its items give.
 void NearOptimalParser::find_min_cost_path(u32 block_length, const LzMatch* cache_ptr) {
-    OptimumNode* const end_node = &optimum_nodes_[block_length];
-    OptimumNode* cur = end_node;
-    cur->cost_to_end = 0;
-    do {
-        cur--;
-        cache_ptr--;
-        const u32 num_matches = cache_ptr->length;
-        const u32 literal = cache_ptr->offset;
-        u32 best_cost_to_end = costs_.literal[literal] + (cur + 1)->cost_to_end;
-        u32 best_item = (literal << kOptimumOffsetShift) | 1;  // kept in a register
-        if (num_matches) {
-            const LzMatch* match = cache_ptr - num_matches;
-            u32 len = kMinMatchLen;
-            do {
-                const u32 offset = match->offset;
-                const u32 offset_cost = costs_.offset_slot[offset_slot_full_[offset]];
-                do {
-                    // Branch-free: which length wins is data-dependent and unpredictable.
-                    const u32 cost_to_end = offset_cost + costs_.length[len] + (cur + len)->cost_to_end;
-                    const bool better = cost_to_end < best_cost_to_end;
-                    best_cost_to_end = better ? cost_to_end : best_cost_to_end;
-                    best_item = better ? (len | (offset << kOptimumOffsetShift)) : best_item;
-                } while (++len <= match->length);
-            } while (++match != cache_ptr);
-            cache_ptr -= num_matches;
-        }
-        cur->cost_to_end = best_cost_to_end;
-        cur->item = best_item;
-    } while (cur != &optimum_nodes_[0]);
-
+    min_cost_path(block_length, cache_ptr, costs_, offset_slot_full_, PathNodes{cost_to_end_.get(), items_.get()});
     freqs_.clear();
     tally_item_list(block_length);
     BlockCoder::make_codes(freqs_, codes_);
@@ -285,14 +256,14 @@ void NearOptimalParser::optimize_and_emit_block(const u8* block_begin, u32 block
 
     // Matches may not run past the block end.
     for (u32 i = block_length; i <= std::min(block_length - 1 + kMaxMatchLen, kMaxBlockLength); ++i)
-        optimum_nodes_[i].cost_to_end = 0x80000000;
+        cost_to_end_[i] = 0x80000000;
 
     // Small blocks: the best path for the static code, and its cost.
     if (block_length <= params_.max_len_to_optimize_static_block) {
         costs_saved_ = costs_;
         set_costs_from_codes(coder_.static_codes());
         find_min_cost_path(block_length, cache_ptr);
-        static_cost = optimum_nodes_[0].cost_to_end / kBitCost + 7;  // + end-of-block
+        static_cost = cost_to_end_[0] / kBitCost + 7;  // + end-of-block
         costs_ = costs_saved_;
     }
 
@@ -331,14 +302,14 @@ void NearOptimalParser::optimize_and_emit_block(const u8* block_begin, u32 block
     if (literal_block) {
         seq->litrunlen_and_length = block_length;
     } else {
-        const OptimumNode* cur = &optimum_nodes_[0];
-        const OptimumNode* const end = &optimum_nodes_[block_length];
+        const u32* cur = &items_[0];
+        const u32* const end = &items_[block_length];
         do {
-            const u32 length = cur->item & kOptimumLenMask;
+            const u32 length = *cur & kOptimumLenMask;
             if (length == 1) {
                 seq->litrunlen_and_length++;
             } else {
-                const u32 offset = cur->item >> kOptimumOffsetShift;
+                const u32 offset = *cur >> kOptimumOffsetShift;
                 seq->litrunlen_and_length |= length << Sequence::kLengthShift;
                 seq->offset = u16(offset);
                 seq->offset_slot = offset_slot_full_[offset];

@@ -22,6 +22,7 @@
 #include "core/bt_match_finder.hpp"
 #include "core/input_stream.hpp"
 #include "core/match_feed.hpp"
+#include "core/min_cost_path.hpp"
 #include "core/parsed_block.hpp"
 
 namespace flowdeflate::core {
@@ -36,13 +37,6 @@ public:
 private:
     void* ctx_;
     void (*fn_)(void*, const ParsedBlock&);
-};
-
-/// The near-optimal parser's cost model (in 1/16 bit).
-struct NearOptimalCosts {
-    u32 literal[kNumLiterals];
-    u32 length[kMaxMatchLen + 1];
-    u32 offset_slot[kNumOffsetSyms];
 };
 
 /// Everything the near-optimal parse carries at a searched position, besides the binary
@@ -94,12 +88,8 @@ private:
     template <bool kFed>
     void run(const u8* in_begin, const u8* in_next, InputView view, const NearOptimalParseState* resumed,
              BlockSinkRef sink, NearOptimalCapture* capture, MatchFeed* feed);
-    struct OptimumNode {
-        u32 cost_to_end;
-        u32 item;  // low 9 bits: length (1 = literal); high bits: offset or literal byte
-    };
-    static constexpr u32 kOptimumOffsetShift = 9;
-    static constexpr u32 kOptimumLenMask = (1u << kOptimumOffsetShift) - 1;
+    static constexpr u32 kOptimumOffsetShift = kItemOffsetShift;
+    static constexpr u32 kOptimumLenMask = kItemLenMask;
     static constexpr u32 kMaxMatchesPerPos = kMaxMatchLen - kMinMatchLen + 1;
     static constexpr u32 kMatchCacheLength = kSoftMaxBlockLength * 5;
 
@@ -136,7 +126,8 @@ private:
     u32 match_len_freqs_[kMaxMatchLen + 1]{};
     u8 offset_slot_full_[kWindowSize + 1]{};
     std::unique_ptr<LzMatch[]> match_cache_;
-    std::unique_ptr<OptimumNode[]> optimum_nodes_;
+    std::unique_ptr<u32[]> cost_to_end_;  // min_cost_path.hpp: PathNodes
+    std::unique_ptr<u32[]> items_;
     std::unique_ptr<Sequence[]> seqs_;
     std::unique_ptr<BtMatchFinder> mf_;
 };

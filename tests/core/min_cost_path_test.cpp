@@ -1,0 +1,115 @@
+// min_cost_path_test.cpp - the AVX2 minimum-cost path chooses exactly what the scalar loop
+// (libdeflate's) chooses: the same cost and the same item at every position, on random
+// match caches and cost tables made to tie often (few distinct costs, equal costs
+// everywhere), with matches that run past the block's end, one match per position and
+// 256 (every length), and blocks of 1 byte to the largest.  The differential tests prove
+// the scalar loop against libdeflate; this proves the vector loop against it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "core/min_cost_path.hpp"
+
+namespace flowdeflate::core {
+namespace {
+
+struct Case {
+    u32 block_length = 0;
+    std::vector<LzMatch> cache;  // per position: matches, then {count, literal}
+    NearOptimalCosts costs{};
+    u8 offset_slot[kWindowSize + 1]{};
+};
+
+// @p distinct: how many different values the costs take (1: all equal); @p max_matches
+// per position (256 or more: every length 3..258 at every position).
+Case random_case(std::mt19937_64& rng, u32 block_length, u32 distinct, u32 max_matches) {
+    Case c;
+    c.block_length = block_length;
+    const auto cost = [&] { return 16 * (1 + u32(rng() % distinct)); };
+    for (u32& x : c.costs.literal) x = cost();
+    for (u32 len = kMinMatchLen; len <= kMaxMatchLen; ++len) c.costs.length[len] = cost();
+    for (u32& x : c.costs.offset_slot) x = cost();
+    for (u32 off = 1; off <= kWindowSize; ++off) c.offset_slot[off] = u8(rng() % kNumOffsetSlots);
+    for (u32 i = 0; i < block_length; ++i) {
+        constexpr u32 kEveryLength = kMaxMatchLen - kMinMatchLen + 1;
+        const u32 n = max_matches >= kEveryLength ? kEveryLength : u32(rng() % (max_matches + 1));
+        // Strictly increasing lengths: n distinct values of 3..258, sorted.
+        std::vector<u32> lens;
+        if (n == kEveryLength) {
+            for (u32 len = kMinMatchLen; len <= kMaxMatchLen; ++len) lens.push_back(len);
+        } else {
+            // Mostly short matches, sometimes long ones (the vector path).
+            const u32 top = rng() % 4 == 0 ? kMaxMatchLen : kMinMatchLen + 30;
+            while (lens.size() < n) {
+                const u32 len = kMinMatchLen + u32(rng() % (top - kMinMatchLen + 1));
+                if (std::find(lens.begin(), lens.end(), len) == lens.end()) lens.push_back(len);
+            }
+            std::sort(lens.begin(), lens.end());
+        }
+        for (const u32 len : lens) c.cache.push_back({u16(len), u16(1 + rng() % kWindowSize)});
+        c.cache.push_back({u16(lens.size()), u16(rng() % 256)});
+    }
+    return c;
+}
+
+struct Nodes {
+    std::vector<u32> cost, items;
+    explicit Nodes(u32 block_length)
+        : cost(block_length + kMaxMatchLen + NearOptimalCosts::kPad + 1, 0), items(block_length + 1, 0) {
+        for (u32 i = block_length + 1; i < block_length + kMaxMatchLen; ++i) cost[i] = 0x80000000;
+    }
+    PathNodes view() { return {cost.data(), items.data()}; }
+};
+
+void expect_same_path(const Case& c) {
+    Nodes scalar(c.block_length), vector(c.block_length);
+    const LzMatch* end = c.cache.data() + c.cache.size();
+    min_cost_path_scalar(c.block_length, end, c.costs, c.offset_slot, scalar.view());
+    min_cost_path_avx2(c.block_length, end, c.costs, c.offset_slot, vector.view());
+    for (u32 i = 0; i < c.block_length; ++i) {
+        ASSERT_EQ(vector.cost[i], scalar.cost[i]) << "position " << i << " of " << c.block_length;
+        ASSERT_EQ(vector.items[i], scalar.items[i]) << "position " << i << " of " << c.block_length;
+    }
+}
+
+bool have_avx2() { return __builtin_cpu_supports("avx2"); }
+
+TEST(MinCostPath, VectorEqualsScalarOnRandomCachesAndCosts) {
+    if (!have_avx2()) GTEST_SKIP() << "this CPU has no AVX2";
+    std::mt19937_64 rng(20261201);
+    for (int round = 0; round < 60; ++round) {
+        const u32 block_length = round < 10 ? 1 + u32(rng() % 40) : 1 + u32(rng() % 20000);
+        const u32 distinct = std::array<u32, 5>{1, 2, 3, 16, 1000}[rng() % 5];
+        const u32 max_matches = std::array<u32, 4>{0, 1, 4, 12}[rng() % 4];
+        SCOPED_TRACE(::testing::Message() << "round " << round << ", " << block_length << " bytes, " << distinct
+                                          << " distinct costs, up to " << max_matches << " matches");
+        expect_same_path(random_case(rng, block_length, distinct, max_matches));
+    }
+}
+
+TEST(MinCostPath, EveryLengthAtEveryPositionAndTheLargestBlock) {
+    if (!have_avx2()) GTEST_SKIP() << "this CPU has no AVX2";
+    std::mt19937_64 rng(7);
+    // 256 matches per position: every length 3..258, each with its own offset.
+    expect_same_path(random_case(rng, 3000, 2, kMaxMatchLen - kMinMatchLen + 1));
+    expect_same_path(random_case(rng, 3000, 1, kMaxMatchLen - kMinMatchLen + 1));
+    // The largest block the parser makes, matches running past its end.
+    expect_same_path(random_case(rng, kMaxBlockLength, 3, 3));
+}
+
+TEST(MinCostPath, TheDispatchedPathIsOneOfTheTwo) {
+    std::mt19937_64 rng(11);
+    const Case c = random_case(rng, 5000, 3, 6);
+    Nodes scalar(c.block_length), chosen(c.block_length);
+    const LzMatch* end = c.cache.data() + c.cache.size();
+    min_cost_path_scalar(c.block_length, end, c.costs, c.offset_slot, scalar.view());
+    min_cost_path(c.block_length, end, c.costs, c.offset_slot, chosen.view());
+    EXPECT_EQ(chosen.cost, scalar.cost);
+    EXPECT_EQ(chosen.items, scalar.items);
+    EXPECT_EQ(min_cost_path_uses_avx2(), have_avx2() && std::getenv("FLOWDEFLATE_NO_SIMD") == nullptr);
+}
+
+}  // namespace
+}  // namespace flowdeflate::core
