@@ -89,7 +89,7 @@ void ParallelMatchSearch::search(Slot& slot) {
         const core::u8* const end = present < nominal_end + kTail ? present : nominal_end;
         if (begin < end) {
             auto mf = take_finder();
-            core::ChunkSearcher searcher(params_, *mf, in_begin, begin, present);
+            core::MatchRecorder searcher(params_, *mf, in_begin, begin, present);
             while (searcher.pos() < end) {
                 Buffer records = take_page();
                 searcher.search(end, records.get(), kPageEntries);

@@ -37,7 +37,7 @@ public:
 /// Records the matches at every position from a start on, as the near-optimal parser of
 /// the level would find them over the input [in_begin, in_end), into buffers the caller
 /// hands it piece by piece.
-class ChunkSearcher {
+class MatchRecorder {
 public:
     /// Room one position's records may need.
     static constexpr std::size_t kRoom = 1 + (kMaxMatchLen - kMinMatchLen + 1);
@@ -47,7 +47,7 @@ public:
     /// positions closer than BtMatchFinder::kRequiredBytes to in_end record no matches,
     /// as the parser searches none.  Needs the input up to min(end + kMaxMatchLen + 8,
     /// in_end) for the positions up to end.
-    ChunkSearcher(const LevelParams& params, BtMatchFinder& mf, const u8* in_begin, const u8* begin,
+    MatchRecorder(const LevelParams& params, BtMatchFinder& mf, const u8* in_begin, const u8* begin,
                   const u8* in_end);
     /// Records positions from pos() on, until @p end or until fewer than kRoom of the
     /// @p room entries at @p out are left; returns the entries written.

@@ -544,7 +544,7 @@ void NearOptimalParser::run(const u8* in_begin, const u8* in_next, InputView vie
     } while (in_next != in_end);
 }
 
-ChunkSearcher::ChunkSearcher(const LevelParams& params, BtMatchFinder& mf, const u8* in_begin, const u8* begin,
+MatchRecorder::MatchRecorder(const LevelParams& params, BtMatchFinder& mf, const u8* in_begin, const u8* begin,
                              const u8* in_end)
     : mf_(mf),
       pos_(begin),
@@ -559,7 +559,7 @@ ChunkSearcher::ChunkSearcher(const LevelParams& params, BtMatchFinder& mf, const
 }
 
 // The parser's per-position search of run<false>, at every position.
-std::size_t ChunkSearcher::search(const u8* end, LzMatch* out, std::size_t room) {
+std::size_t MatchRecorder::search(const u8* end, LzMatch* out, std::size_t room) {
     LzMatch* p = out;
     for (; pos_ < end && std::size_t(out + room - p) >= kRoom; ++pos_) {
         mf_.slide_if_needed(pos_);

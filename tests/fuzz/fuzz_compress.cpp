@@ -3,7 +3,9 @@
 //
 // The first two bytes choose the case: level 0-12, format, sequential or parallel, the
 // chunk size (4, 8, 12 or 16 KiB, so that small inputs still span several chunks), and
-// threads (1-3).  The rest is the data.  Any difference traps (a crash for libFuzzer).
+// threads (1-3; levels 10-12 with more than one search ahead of the optimiser once the
+// input is longer than a chunk).  The rest is the data.  Any difference traps (a crash
+// for libFuzzer).
 #include <cstdint>
 #include <cstdio>
 #include <span>
