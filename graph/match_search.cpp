@@ -107,6 +107,15 @@ void ParallelMatchSearch::search(Slot& slot) {
     slot.state.notify_all();
 }
 
+bool ParallelMatchSearch::search_here(Slot& slot) {
+    if (!claim(slot)) return false;
+    ++stats_.searched_by_optimiser;
+    const std::uint64_t t0 = core::thread_cpu_ns();
+    search(slot);
+    parser_search_ns_ += core::thread_cpu_ns() - t0;
+    return true;
+}
+
 core::MatchRun ParallelMatchSearch::next(const core::u8* pos) {
     // The next page of the chunk the parser reads, if it has one.
     if (slot_ != nullptr && page_ + 1 < slot_->pages.size()) {
@@ -129,12 +138,13 @@ core::MatchRun ParallelMatchSearch::next(const core::u8* pos) {
     Slot& slot = slots_[k % ahead];
     assert(slot.index == k);
     ++stats_.chunks;
-    if (claim(slot)) {
-        ++stats_.searched_by_optimiser;
-        const std::uint64_t t0 = core::thread_cpu_ns();
-        search(slot);
-        parser_search_ns_ += core::thread_cpu_ns() - t0;
-    } else if (slot.state.load(std::memory_order_acquire) != kDone) {
+    if (!search_here(slot) && slot.state.load(std::memory_order_acquire) != kDone) {
+        // A task is searching it: search the next chunks no task has started meanwhile,
+        // rather than wait idle (levels 10-12 on binaries: the search is most of the work).
+        for (std::size_t j = k + 1; j < k + ahead && slot.state.load(std::memory_order_acquire) != kDone; ++j) {
+            Slot& later = slots_[j % ahead];
+            if (later.index == j) search_here(later);  // index: written by launch(), on this thread
+        }
         const std::uint64_t t0 = core::now_ns();
         ++stats_.waits;
         for (int s = slot.state.load(std::memory_order_acquire); s != kDone;

@@ -9,7 +9,8 @@
 // the parser moves into chunk k, the slot of chunk k - 1 takes chunk k - 1 + ahead.  A
 // task searches a chunk that nobody has claimed yet; when the parser reaches a chunk that
 // no task has started, it searches it itself (so it never waits for a thread that may not
-// come), and it waits only for a chunk a task is searching now.
+// come); reaching one a task is searching now, it searches the later chunks no task has
+// started, and only then waits.
 //
 // A chunk's records fill pages of kPageEntries (256 KiB) taken from a shared pool, each
 // page the records of whole positions; the parser takes them page by page and gives each
@@ -76,6 +77,8 @@ private:
     void launch(std::size_t k);
     static bool claim(Slot& slot);
     void search(Slot& slot);
+    /// On the parser's thread: searches @p slot if no task has started it.
+    bool search_here(Slot& slot);
     void recycle(Slot& slot);
     Buffer take_page();
     std::unique_ptr<core::BtMatchFinder> take_finder();
