@@ -7,14 +7,33 @@
 
 namespace flowdeflate::graph {
 
+namespace {
+
+// An idle object from @p pool, or a new one from @p make.
+template <class Owner, class Make>
+Owner take(std::mutex& mutex, std::vector<Owner>& pool, Make make) {
+    {
+        std::lock_guard lock(mutex);
+        if (!pool.empty()) {
+            Owner idle = std::move(pool.back());
+            pool.pop_back();
+            return idle;
+        }
+    }
+    return make();
+}
+
+}  // namespace
+
 ParallelMatchSearch::ParallelMatchSearch(const core::LevelParams& params, core::InputStream& in,
-                                         tbb::task_arena& arena, std::size_t chunk_size, int ahead, Probe* probe)
+                                         tbb::task_arena& arena, int threads, const PipelineOptions& options)
     : params_(params),
       in_(in),
       arena_(arena),
-      chunk_size_(chunk_size),
-      probe_(probe),
-      slots_(std::size_t(std::max(ahead, 1))) {}
+      threads_(threads),
+      chunk_size_(options.chunk_size),
+      probe_(options.probe),
+      slots_(std::size_t(options.ahead > 0 ? options.ahead : threads + 4)) {}
 
 ParallelMatchSearch::~ParallelMatchSearch() noexcept {
     stop_ = true;
@@ -41,26 +60,6 @@ void ParallelMatchSearch::launch(std::size_t k) {
     });
 }
 
-ParallelMatchSearch::Buffer ParallelMatchSearch::take_page() {
-    {
-        std::lock_guard lock(pool_mutex_);
-        if (!pages_.empty()) {
-            Buffer page = std::move(pages_.back());
-            pages_.pop_back();
-            return page;
-        }
-    }
-    return Buffer(new core::LzMatch[kPageEntries]);
-}
-
-std::unique_ptr<core::BtMatchFinder> ParallelMatchSearch::take_finder() {
-    std::lock_guard lock(pool_mutex_);
-    if (finders_.empty()) return std::make_unique<core::BtMatchFinder>();
-    auto mf = std::move(finders_.back());
-    finders_.pop_back();
-    return mf;
-}
-
 void ParallelMatchSearch::recycle(Slot& slot) {
     std::lock_guard lock(pool_mutex_);
     for (Page& page : slot.pages)
@@ -71,6 +70,7 @@ void ParallelMatchSearch::recycle(Slot& slot) {
 OptimiserStats ParallelMatchSearch::stats(std::uint64_t parser_thread_ns) const {
     OptimiserStats s = stats_;
     s.ran = true;
+    s.threads = threads_;
     s.chunk_size = chunk_size_;
     s.ahead = int(slots_.size());
     s.search_ns = search_ns_.load();
@@ -88,10 +88,10 @@ void ParallelMatchSearch::search(Slot& slot) {
         const core::u8* const present = in_.ensure(nominal_end + kTail);
         const core::u8* const end = present < nominal_end + kTail ? present : nominal_end;
         if (begin < end) {
-            auto mf = take_finder();
+            auto mf = take(pool_mutex_, finders_, [] { return std::make_unique<core::BtMatchFinder>(); });
             core::MatchRecorder searcher(params_, *mf, in_begin, begin, present);
             while (searcher.pos() < end) {
-                Buffer records = take_page();
+                Buffer records = take(pool_mutex_, pages_, [] { return Buffer(new core::LzMatch[kPageEntries]); });
                 searcher.search(end, records.get(), kPageEntries);
                 slot.pages.push_back({std::move(records), searcher.pos()});
             }

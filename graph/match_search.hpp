@@ -43,10 +43,11 @@ namespace flowdeflate::graph {
 
 class ParallelMatchSearch final : public core::MatchFeed {
 public:
-    /// Searches @p in for the near-optimal parser of @p params, on @p arena's threads;
-    /// counts chunks launched and searched in @p probe (may be null).
-    ParallelMatchSearch(const core::LevelParams& params, core::InputStream& in, tbb::task_arena& arena,
-                        std::size_t chunk_size, int ahead, Probe* probe);
+    /// Searches @p in for the near-optimal parser of @p params on @p threads threads of
+    /// @p arena, in chunks of options.chunk_size, options.ahead of them (0: threads + 4)
+    /// in flight; counts chunks launched and searched in options.probe (if set).
+    ParallelMatchSearch(const core::LevelParams& params, core::InputStream& in, tbb::task_arena& arena, int threads,
+                        const PipelineOptions& options);
     /// Stops the searches that have not started and waits for the running ones.
     ~ParallelMatchSearch() noexcept override;
     ParallelMatchSearch(const ParallelMatchSearch&) = delete;
@@ -80,12 +81,11 @@ private:
     /// On the parser's thread: searches @p slot if no task has started it.
     bool search_here(Slot& slot);
     void recycle(Slot& slot);
-    Buffer take_page();
-    std::unique_ptr<core::BtMatchFinder> take_finder();
 
     const core::LevelParams params_;
     core::InputStream& in_;
     tbb::task_arena& arena_;
+    const int threads_;
     const std::size_t chunk_size_;
     Probe* const probe_;
     std::vector<Slot> slots_;

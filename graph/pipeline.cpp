@@ -4,7 +4,6 @@
 #include <tbb/flow_graph.h>
 #include <tbb/task_arena.h>
 
-#include <tbb/global_control.h>
 #include <tbb/info.h>
 
 #include <algorithm>
@@ -89,11 +88,11 @@ PipelineResult compress_fd_sequential(int in_fd, const std::string& in_name, int
     // thread on a one-core machine).  Levels 10-12 with more threads: the others search
     // ahead of the parser (match_search.hpp), and forward segments between chunks.
     const int search_threads = near_optimal_search_threads(options);
-    const int threads = std::max(2, search_threads);
-    std::optional<tbb::global_control> allow_more;
-    if (threads > tbb::info::default_concurrency())
-        allow_more.emplace(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
-    tbb::task_arena arena(threads);
+    Options arena_options = options;
+    arena_options.arena = nullptr;
+    arena_options.threads = std::max(2, search_threads);
+    ArenaUse arena_use(arena_options);  // past the core count too, when asked
+    tbb::task_arena& arena = arena_use.get();
     // The I/O threads start before the graph: a failure to make one is a clean error.
     IoThread writer_thread, reader_thread;
     writer_thread.start("writer", [&] { writer.cancel(); writer.close(); }, [&writer] { writer.write_loop(); });
@@ -115,14 +114,12 @@ PipelineResult compress_fd_sequential(int in_fd, const std::string& in_name, int
             try {
                 PortSink sink(ports, writer, window, options);
                 if (search_threads > 1)
-                    search.emplace(compressor.params(), cancellable, arena, options.chunk_size,
-                                   options.ahead > 0 ? options.ahead : search_threads + 4, options.probe);
+                    search.emplace(compressor.params(), cancellable, arena, search_threads, options);
                 const std::uint64_t t0 = core::thread_cpu_ns(), w0 = core::now_ns();
                 result.in_bytes = compressor.compress_stream(cancellable, sink, options.format, options.segment_size,
                                                              search ? &*search : nullptr);
                 if (search) {
                     result.stats.optimiser = search->stats(core::thread_cpu_ns() - t0);
-                    result.stats.optimiser.threads = search_threads;
                     result.stats.optimiser.wall_ns = core::now_ns() - w0;
                 }
             } catch (...) {

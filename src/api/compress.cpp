@@ -149,8 +149,7 @@ Result compress(std::span<const std::uint8_t> in, const Sink& sink, const Option
             if (arena.threads() > 1) {
                 arena.run_isolated([&] {
                     graph::ParallelMatchSearch search(lease.compressor().params(), cancellable, arena.get(),
-                                                      po.chunk_size, po.ahead > 0 ? po.ahead : arena.threads() + 4,
-                                                      po.probe);
+                                                      arena.threads(), po);
                     result.in_bytes =
                         lease.compressor().compress_stream(cancellable, user, po.format, po.segment_size, &search);
                 });

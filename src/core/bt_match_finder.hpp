@@ -56,6 +56,23 @@ public:
         return advance<true>(in_next, max_len, nice_len, max_search_depth, next_hashes, out);
     }
 
+    /// The near-optimal parser's step at a searched position: slides the window when due,
+    /// then finds the matches, unless fewer than kRequiredBytes remain (@p max_len), where
+    /// it neither searches nor inserts.  Returns the end of the written matches.
+    [[gnu::always_inline]] LzMatch* matches_at(const u8* in_next, u32 max_len, u32 nice_len, u32 max_search_depth,
+                                               u32 next_hashes[2], LzMatch* out) {
+        slide_if_needed(in_next);
+        if (max_len < kRequiredBytes) [[unlikely]]
+            return out;
+        return get_matches(in_next, max_len, nice_len, max_search_depth, next_hashes, out);
+    }
+    /// The same step at a position inside a long match: inserted, nothing reported.
+    [[gnu::always_inline]] void skip_at(const u8* in_next, u32 max_len, u32 nice_len, u32 max_search_depth,
+                                        u32 next_hashes[2]) {
+        slide_if_needed(in_next);
+        if (max_len >= kRequiredBytes) skip_byte(in_next, nice_len, max_search_depth, next_hashes);
+    }
+
     /// Inserts the position at @p in_next without reporting matches.
     [[gnu::always_inline]] void skip_byte(const u8* in_next, u32 nice_len, u32 max_search_depth,
                                           u32 next_hashes[2]) {

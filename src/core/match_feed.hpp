@@ -12,7 +12,7 @@
 //
 // Records: for each position in order, one LzMatch whose length is the number of matches
 // that follow it, then the matches (strictly increasing lengths, as get_matches() reports
-// them).  search_chunk() writes them; graph/match_search.* runs it on a task arena.
+// them).  MatchRecorder writes them; graph/match_search.* runs it on a task arena.
 #pragma once
 
 #include "core/bt_match_finder.hpp"

@@ -70,9 +70,8 @@ constexpr u32 kVectorFrom = 11;
 
 }  // namespace
 
-void min_cost_path_avx2(u32 block_length, const LzMatch* cache_end,
-                                                const NearOptimalCosts& costs, const u8* offset_slot,
-                                                PathNodes nodes) {
+void min_cost_path_avx2(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs,
+                        const u8* offset_slot, PathNodes nodes) {
     walk_block(block_length, cache_end, costs, nodes,
                [&](const LzMatch* matches, const LzMatch* end, u32 i, u32& best_cost, u32& best_item)
                    __attribute__((always_inline)) {

@@ -122,8 +122,8 @@ void NearOptimalParser::tally_item_list(u32 block_length) {
     const u32* cur = &items_[0];
     const u32* const end = &items_[block_length];
     do {
-        const u32 length = *cur & kOptimumLenMask;
-        const u32 offset = *cur >> kOptimumOffsetShift;
+        const u32 length = *cur & kItemLenMask;
+        const u32 offset = *cur >> kItemOffsetShift;
         if (length == 1) {
             freqs_.litlen[offset]++;
         } else {
@@ -305,11 +305,11 @@ void NearOptimalParser::optimize_and_emit_block(const u8* block_begin, u32 block
         const u32* cur = &items_[0];
         const u32* const end = &items_[block_length];
         do {
-            const u32 length = *cur & kOptimumLenMask;
+            const u32 length = *cur & kItemLenMask;
             if (length == 1) {
                 seq->litrunlen_and_length++;
             } else {
-                const u32 offset = *cur >> kOptimumOffsetShift;
+                const u32 offset = *cur >> kItemOffsetShift;
                 seq->litrunlen_and_length |= length << Sequence::kLengthShift;
                 seq->offset = u16(offset);
                 seq->offset_slot = offset_slot_full_[offset];
@@ -393,9 +393,18 @@ void NearOptimalParser::run(const u8* in_begin, const u8* in_next, InputView vie
     u32* const next_hashes = next_hashes_;
     BtMatchFinder& mf = *mf_;
     const u32 depth = params_.max_search_depth;
-    // Fed: the records of the positions [in_next, fed_end).
+    // Fed: the records of the positions [in_next, fed_end); those of in_next, taking the
+    // next run when these are used up.
     const LzMatch* fed = nullptr;
     const u8* fed_end = in_next;
+    const auto fed_here = [&] {
+        if (in_next == fed_end) {
+            const MatchRun next = feed->next(in_next);
+            fed = next.records;
+            fed_end = next.end;
+        }
+        return fed;
+    };
     do {
         in_end = view.block_end(in_block_begin);
         const u8* const max_block_end = choose_max_block_end(in_block_begin, in_end, kSoftMaxBlockLength);
@@ -441,22 +450,14 @@ void NearOptimalParser::run(const u8* in_begin, const u8* in_next, InputView vie
             u32 best_len = 0;
             adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
             if constexpr (kFed) {
-                if (in_next == fed_end) {
-                    const MatchRun next = feed->next(in_next);
-                    fed = next.records;
-                    fed_end = next.end;
-                }
-                const u32 num = fed->length;
+                const u32 num = fed_here()->length;
                 std::memcpy(matches, fed + 1, num * sizeof(LzMatch));
                 fed += 1 + num;
                 cache_ptr = matches + num;
                 if (num) best_len = cache_ptr[-1].length;
             } else {
-                mf.slide_if_needed(in_next);
-                if (max_len >= BtMatchFinder::kRequiredBytes) [[likely]] {
-                    cache_ptr = mf.get_matches(in_next, max_len, nice_len, depth, next_hashes, matches);
-                    if (cache_ptr > matches) best_len = cache_ptr[-1].length;
-                }
+                cache_ptr = mf.matches_at(in_next, max_len, nice_len, depth, next_hashes, matches);
+                if (cache_ptr > matches) best_len = cache_ptr[-1].length;
             }
             if (in_next >= next_observation) {
                 if (best_len >= min_len) {
@@ -480,16 +481,9 @@ void NearOptimalParser::run(const u8* in_begin, const u8* in_next, InputView vie
                 do {
                     adjust_max_and_nice_len(max_len, nice_len, in_end - in_next);
                     if constexpr (kFed) {
-                        if (in_next == fed_end) {
-                            const MatchRun next = feed->next(in_next);
-                            fed = next.records;
-                            fed_end = next.end;
-                        }
-                        fed += 1 + fed->length;  // searched ahead; dropped here
+                        fed += 1 + fed_here()->length;  // searched ahead; dropped here
                     } else {
-                        mf.slide_if_needed(in_next);
-                        if (max_len >= BtMatchFinder::kRequiredBytes)
-                            mf.skip_byte(in_next, nice_len, depth, next_hashes);
+                        mf.skip_at(in_next, max_len, nice_len, depth, next_hashes);
                     }
                     cache_ptr->length = 0;
                     cache_ptr->offset = *in_next;
@@ -562,12 +556,9 @@ MatchRecorder::MatchRecorder(const LevelParams& params, BtMatchFinder& mf, const
 std::size_t MatchRecorder::search(const u8* end, LzMatch* out, std::size_t room) {
     LzMatch* p = out;
     for (; pos_ < end && std::size_t(out + room - p) >= kRoom; ++pos_) {
-        mf_.slide_if_needed(pos_);
         adjust_max_and_nice_len(max_len_, nice_len_, std::size_t(in_end_ - pos_));
         LzMatch* const head = p;
-        p = head + 1;
-        if (max_len_ >= BtMatchFinder::kRequiredBytes) [[likely]]
-            p = mf_.get_matches(pos_, max_len_, nice_len_, depth_, next_hashes_, head + 1);
+        p = mf_.matches_at(pos_, max_len_, nice_len_, depth_, next_hashes_, head + 1);
         head->length = u16(p - (head + 1));
         head->offset = 0;
     }

@@ -88,8 +88,6 @@ private:
     template <bool kFed>
     void run(const u8* in_begin, const u8* in_next, InputView view, const NearOptimalParseState* resumed,
              BlockSinkRef sink, NearOptimalCapture* capture, MatchFeed* feed);
-    static constexpr u32 kOptimumOffsetShift = kItemOffsetShift;
-    static constexpr u32 kOptimumLenMask = kItemLenMask;
     static constexpr u32 kMaxMatchesPerPos = kMaxMatchLen - kMinMatchLen + 1;
     static constexpr u32 kMatchCacheLength = kSoftMaxBlockLength * 5;
 
