@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "core/clock.hpp"
+#include "core/min_cost_path.hpp"
 
 namespace flowdeflate::graph {
 
@@ -75,6 +76,7 @@ OptimiserStats ParallelMatchSearch::stats(std::uint64_t parser_thread_ns) const 
     s.ahead = int(slots_.size());
     s.search_ns = search_ns_.load();
     s.optimiser_ns = parser_thread_ns - std::min(parser_thread_ns, parser_search_ns_.load());
+    s.min_cost_path = core::path_isa_name(core::min_cost_path_isa());
     return s;
 }
 

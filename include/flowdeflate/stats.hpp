@@ -44,6 +44,7 @@ struct OptimiserStats {
     std::uint64_t optimiser_ns = 0;           ///< the optimiser's thread, its own searches excluded (CPU time):
                                               ///< the serial part (optimisation, coding, CRC)
     std::uint64_t wall_ns = 0;
+    const char* min_cost_path = "";  ///< the optimiser's inner loop: "avx512", "avx2" or "scalar"
 };
 
 /// What a run of the parallel graph did.

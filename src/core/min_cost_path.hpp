@@ -13,11 +13,13 @@
 // Ties go to the earliest candidate (the literal, then the shorter length), exactly as
 // libdeflate's loop takes a candidate only when it is strictly cheaper.
 //
-// The vector path (AVX2, chosen at run time when the CPU has it) takes 8 lengths at a
-// time: a row of offset costs by length (each match's cost written over its lengths),
-// plus the length costs, plus cost(i + len), all loaded from consecutive addresses.  Each
-// lane keeps its cheapest candidate and the first length that reached it; the winner is
-// the cheapest lane value, and among equal lanes the smallest length: the same choice.
+// The vector paths (AVX-512 or AVX2, chosen at run time by what the CPU has;
+// min_cost_path_keyed.hpp) take 16 or 8 lengths at a time: per match, its offset cost
+// plus cost(i + len) from consecutive addresses, made into keys (cost << 9 | length) whose
+// unsigned minimum is the cheapest candidate and, among equal ones, the shortest length:
+// the same choice.  Where the longest match is shorter than 11 they take the scalar loop
+// (measured, best of 5, 16 MiB, --sequential -12: from 3, 11, 19: packages.txt 3.88 /
+// 3.78 / 3.87 s, libLLVM.so 3.22 / 2.94 / 3.10 s; scalar only 7.78 / 3.79 s).
 #pragma once
 
 #include "core/bt_match_finder.hpp"
@@ -25,12 +27,10 @@
 
 namespace flowdeflate::core {
 
-/// The cost model, in 1/16 bit.  length[] is padded so that 8 lengths can be read from
-/// any length up to kMaxMatchLen.
+/// The cost model, in 1/16 bit.
 struct NearOptimalCosts {
-    static constexpr u32 kPad = 8;
     u32 literal[kNumLiterals];
-    u32 length[kMaxMatchLen + 1 + kPad];
+    u32 length[kMaxMatchLen + 1];
     u32 offset_slot[kNumOffsetSyms];
 };
 
@@ -43,6 +43,9 @@ inline constexpr u32 kItemLenMask = (1u << kItemOffsetShift) - 1;
 /// to block_length + kMaxMatchLen - 1 a cost no path takes (0x80000000); the arrays need
 /// room for block_length + kMaxMatchLen + kPad entries (cost) and block_length (items).
 struct PathNodes {
+    /// How far past a match's end the vector paths read cost_to_end (a whole vector of
+    /// 16 lengths, the lanes past the match masked out).
+    static constexpr u32 kPad = 16;
     u32* cost_to_end;
     u32* items;
 };
@@ -54,8 +57,26 @@ void min_cost_path_scalar(u32 block_length, const LzMatch* cache_end, const Near
                           const u8* offset_slot, PathNodes nodes);
 void min_cost_path_avx2(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs,
                         const u8* offset_slot, PathNodes nodes);
-/// The AVX2 path when the CPU has it (and FLOWDEFLATE_NO_SIMD is not set), else the scalar.
-[[nodiscard]] bool min_cost_path_uses_avx2();
+void min_cost_path_avx512(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs,
+                          const u8* offset_slot, PathNodes nodes);
+
+/// The vector paths' keys: (cost difference, clamped here) << 9 | length.
+inline constexpr u32 kKeyClamp = 1u << 22;
+
+/// The paths min_cost_path() chooses from, at run time.
+enum class PathIsa { scalar, avx2, avx512 };
+/// The widest the CPU has; FLOWDEFLATE_SIMD=avx2 or =scalar (or FLOWDEFLATE_NO_SIMD) caps it.
+[[nodiscard]] PathIsa min_cost_path_isa();
+[[nodiscard]] const char* path_isa_name(PathIsa isa);
+
+/// The largest literal cost of the model.
+[[nodiscard]] u32 max_literal_cost(const NearOptimalCosts& costs);
+/// Do the model's costs fit the vector paths' 32-bit keys (min_cost_path_keyed.hpp)?
+/// Every real candidate at position i costs within cost(i + 1) +- 257 * max literal cost
+/// plus its offset and length costs, so a model whose literal costs stay below about 3,500
+/// (libdeflate's stay below 15 bits * 16 = 240) fits; the vector paths take the scalar
+/// loop for one that does not.
+[[nodiscard]] bool keyed_costs_fit(const NearOptimalCosts& costs);
 void min_cost_path(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs, const u8* offset_slot,
                    PathNodes nodes);
 

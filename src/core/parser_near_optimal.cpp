@@ -105,7 +105,7 @@ void adjust_cost(u32& cost, u32 default_cost, int change_amount) {
 NearOptimalParser::NearOptimalParser(const LevelParams& params)
     : params_(params),
       match_cache_(new LzMatch[kMatchCacheLength + kMaxMatchesPerPos + kMaxMatchLen - 1]),
-      cost_to_end_(new u32[kMaxBlockLength + 1 + kMaxMatchLen + NearOptimalCosts::kPad]()),
+      cost_to_end_(new u32[kMaxBlockLength + 1 + kMaxMatchLen + PathNodes::kPad]()),
       items_(new u32[kMaxBlockLength + 1]()),
       seqs_(new Sequence[kMaxBlockLength + 1]),
       mf_(new BtMatchFinder) {

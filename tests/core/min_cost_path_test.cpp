@@ -1,9 +1,9 @@
-// min_cost_path_test.cpp - the AVX2 minimum-cost path chooses exactly what the scalar loop
-// (libdeflate's) chooses: the same cost and the same item at every position, on random
-// match caches and cost tables made to tie often (few distinct costs, equal costs
-// everywhere), with matches that run past the block's end, one match per position and
-// 256 (every length), and blocks of 1 byte to the largest.  The differential tests prove
-// the scalar loop against libdeflate; this proves the vector loop against it.
+// min_cost_path_test.cpp - the vector minimum-cost paths (AVX2, AVX-512) choose exactly
+// what the scalar loop (libdeflate's) chooses: the same cost and the same item at every
+// position, on random match caches and cost tables made to tie often (few distinct costs,
+// equal costs everywhere), with matches that run past the block's end, one match per
+// position and 256 (every length), and blocks of 1 byte to the largest.  The differential
+// tests prove the scalar loop against libdeflate; this proves the vector loops against it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -57,24 +57,31 @@ Case random_case(std::mt19937_64& rng, u32 block_length, u32 distinct, u32 max_m
 struct Nodes {
     std::vector<u32> cost, items;
     explicit Nodes(u32 block_length)
-        : cost(block_length + kMaxMatchLen + NearOptimalCosts::kPad + 1, 0), items(block_length + 1, 0) {
+        : cost(block_length + kMaxMatchLen + PathNodes::kPad + 1, 0), items(block_length + 1, 0) {
         for (u32 i = block_length + 1; i < block_length + kMaxMatchLen; ++i) cost[i] = 0x80000000;
     }
     PathNodes view() { return {cost.data(), items.data()}; }
 };
 
+bool have_avx2() { return __builtin_cpu_supports("avx2"); }
+bool have_avx512() { return __builtin_cpu_supports("avx512f"); }
+
+// Every vector path the CPU has against the scalar loop.
 void expect_same_path(const Case& c) {
-    Nodes scalar(c.block_length), vector(c.block_length);
+    Nodes scalar(c.block_length);
     const LzMatch* end = c.cache.data() + c.cache.size();
     min_cost_path_scalar(c.block_length, end, c.costs, c.offset_slot, scalar.view());
-    min_cost_path_avx2(c.block_length, end, c.costs, c.offset_slot, vector.view());
-    for (u32 i = 0; i < c.block_length; ++i) {
-        ASSERT_EQ(vector.cost[i], scalar.cost[i]) << "position " << i << " of " << c.block_length;
-        ASSERT_EQ(vector.items[i], scalar.items[i]) << "position " << i << " of " << c.block_length;
-    }
+    const auto check = [&](auto path, const char* name) {
+        Nodes vector(c.block_length);
+        path(c.block_length, end, c.costs, c.offset_slot, vector.view());
+        for (u32 i = 0; i < c.block_length; ++i) {
+            ASSERT_EQ(vector.cost[i], scalar.cost[i]) << name << ", position " << i << " of " << c.block_length;
+            ASSERT_EQ(vector.items[i], scalar.items[i]) << name << ", position " << i << " of " << c.block_length;
+        }
+    };
+    if (have_avx2()) check(min_cost_path_avx2, "AVX2");
+    if (have_avx512()) check(min_cost_path_avx512, "AVX-512");
 }
-
-bool have_avx2() { return __builtin_cpu_supports("avx2"); }
 
 TEST(MinCostPath, VectorEqualsScalarOnRandomCachesAndCosts) {
     if (!have_avx2()) GTEST_SKIP() << "this CPU has no AVX2";
@@ -99,7 +106,27 @@ TEST(MinCostPath, EveryLengthAtEveryPositionAndTheLargestBlock) {
     expect_same_path(random_case(rng, kMaxBlockLength, 3, 3));
 }
 
-TEST(MinCostPath, TheDispatchedPathIsOneOfTheTwo) {
+// The vector paths' keys hold libdeflate's costs (at most 15 bits of codeword, 13 extra
+// bits, in 1/16 bit) and take the scalar loop for a model that would not fit; the random
+// cases above use both (1000 distinct costs: literal costs up to 16,000 do not fit).
+TEST(MinCostPath, KeysFitLibdeflatesCostsAndNotOthers) {
+    NearOptimalCosts costs{};
+    for (u32& x : costs.literal) x = 15 * 16;
+    for (u32& x : costs.length) x = (15 + 5) * 16;
+    for (u32& x : costs.offset_slot) x = (15 + 13) * 16;
+    EXPECT_TRUE(keyed_costs_fit(costs));
+    EXPECT_EQ(max_literal_cost(costs), 15u * 16);
+    costs.literal[200] = 16 * 1000;
+    EXPECT_FALSE(keyed_costs_fit(costs));
+    // Where it does not fit, the vector paths still choose what the scalar loop does.
+    std::mt19937_64 rng(3);
+    Case c = random_case(rng, 4000, 3, 12);
+    c.costs.literal[c.cache.back().offset] = 16 * 5000;
+    ASSERT_FALSE(keyed_costs_fit(c.costs));
+    expect_same_path(c);
+}
+
+TEST(MinCostPath, TheDispatchedPathIsOneOfThem) {
     std::mt19937_64 rng(11);
     const Case c = random_case(rng, 5000, 3, 6);
     Nodes scalar(c.block_length), chosen(c.block_length);
@@ -108,7 +135,9 @@ TEST(MinCostPath, TheDispatchedPathIsOneOfTheTwo) {
     min_cost_path(c.block_length, end, c.costs, c.offset_slot, chosen.view());
     EXPECT_EQ(chosen.cost, scalar.cost);
     EXPECT_EQ(chosen.items, scalar.items);
-    EXPECT_EQ(min_cost_path_uses_avx2(), have_avx2() && std::getenv("FLOWDEFLATE_NO_SIMD") == nullptr);
+    if (std::getenv("FLOWDEFLATE_NO_SIMD") == nullptr && std::getenv("FLOWDEFLATE_SIMD") == nullptr) {
+        EXPECT_EQ(min_cost_path_isa(), have_avx512() ? PathIsa::avx512 : have_avx2() ? PathIsa::avx2 : PathIsa::scalar);
+    }
 }
 
 }  // namespace
