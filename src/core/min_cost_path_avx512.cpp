@@ -2,7 +2,9 @@
 // time).  Compiled with -mavx512f (CMakeLists.txt); called only when the CPU has it.
 // gcc 12 warns of an uninitialised vector inside its own unmasked AVX-512 intrinsics
 // (_mm512_undefined_epi32 as the pass-through operand): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include "core/min_cost_path_keyed.hpp"
 
