@@ -11,6 +11,8 @@
 //       the parallel search of one 8 MiB chunk (history track; at level 6 without and
 //       with step masks, TrackPlan::step_masks, and with branches for min_len 4 and 5,
 //       TrackPlan::branch_min_lens), to set against parse_fastest_L1 / parse_lazy_L6
+//   min_cost_path/{scalar,avx2,avx512}_L{10,12} : the optimiser's inner loop, one pass
+//       over a 128 KiB block whose match cache the level's bt search made
 //   huffman_litlen       : length-limited canonical code for a 288-symbol alphabet
 //                          (bytes/s: the block bytes whose counts it codes, ~100 KB)
 //   append_bits_shifted  : assembly: appending a coded block at an odd bit offset
@@ -23,6 +25,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <random>
 #include <vector>
 
 #include "bench_corpus.hpp"
@@ -30,6 +34,7 @@
 #include "core/hc_match_finder.hpp"
 #include "core/ht_match_finder.hpp"
 #include "core/huffman.hpp"
+#include "core/min_cost_path.hpp"
 #include "core/bit_writer.hpp"
 #include "parallel/assembler.hpp"
 #include "parallel/compress_chunked.hpp"
@@ -115,6 +120,75 @@ void mf_binary_trees_L12(benchmark::State& state) {
     });
 }
 BENCHMARK(mf_binary_trees_L12)->Unit(benchmark::kMillisecond);
+
+// The optimiser's inner loop (levels 10-12): one min-cost path over a 128 KiB block of
+// the input, its match cache made as the parser makes it (a search at every position,
+// the positions inside a match of nice length or more skipped), costs in libdeflate's
+// ranges (1/16 bit: literals 5-12 bits, lengths and offsets by slot).  bytes/s = block
+// positions/s for one pass.
+struct PathCase {
+    std::vector<core::LzMatch> cache;
+    core::NearOptimalCosts costs{};
+    std::vector<u8> offset_slot = std::vector<u8>(core::kWindowSize + 1);
+    u32 block_length = 0;
+};
+
+const PathCase& path_case(int level) {
+    static std::map<int, PathCase> cases;
+    PathCase& c = cases[level];
+    if (c.block_length) return c;
+    const core::LevelParams params = core::LevelParams::for_level(level);
+    const std::vector<u8>& in = input();
+    const u8* const begin = in.data();
+    c.block_length = u32(std::min<std::size_t>(in.size() - core::kMaxMatchLen - 8, 128u << 10));
+    auto mf = std::make_unique<core::BtMatchFinder>();
+    mf->init(begin);
+    u32 hashes[2] = {0, 0};
+    std::vector<core::LzMatch> found(core::kMaxMatchLen + 1);
+    u32 skip = 0;
+    for (const u8* p = begin; p < begin + c.block_length; ++p) {
+        mf->slide_if_needed(p);
+        core::u16 n = 0;
+        if (skip) {
+            --skip;
+            mf->skip_byte(p, params.nice_match_length, params.max_search_depth, hashes);
+        } else {
+            const core::LzMatch* end = mf->get_matches(p, core::kMaxMatchLen, params.nice_match_length,
+                                                       params.max_search_depth, hashes, found.data());
+            n = core::u16(end - found.data());
+            c.cache.insert(c.cache.end(), found.data(), found.data() + n);
+            if (n && end[-1].length >= params.nice_match_length) skip = end[-1].length - 1u;
+        }
+        c.cache.push_back({n, core::u16(*p)});
+    }
+    std::mt19937 rng(12);
+    for (u32& x : c.costs.literal) x = 16 * (5 + rng() % 8);
+    for (u32 len = core::kMinMatchLen; len <= core::kMaxMatchLen; ++len)
+        c.costs.length[len] = 16 * (4 + core::kLengthSlot[len] / 3 + core::kExtraLengthBits[core::kLengthSlot[len]]);
+    for (u32 s = 0; s < core::kNumOffsetSyms; ++s) c.costs.offset_slot[s] = 16 * (4 + s / 4 + core::kExtraOffsetBits[s % 30]);
+    for (u32 off = 1; off <= core::kWindowSize; ++off) c.offset_slot[off] = u8(core::offset_slot(off));
+    return c;
+}
+
+using PathFn = void (*)(u32, const core::LzMatch*, const core::NearOptimalCosts&, const u8*, core::PathNodes);
+
+void min_cost_path(benchmark::State& state, PathFn path, int level) {
+    const PathCase& c = path_case(level);
+    std::vector<u32> cost(c.block_length + core::kMaxMatchLen + core::PathNodes::kPad + 1, 0), items(c.block_length);
+    for (u32 i = c.block_length + 1; i < c.block_length + core::kMaxMatchLen; ++i) cost[i] = 0x80000000;
+    for (auto _ : state) {
+        path(c.block_length, c.cache.data() + c.cache.size(), c.costs, c.offset_slot.data(),
+             core::PathNodes{cost.data(), items.data()});
+        benchmark::DoNotOptimize(cost[0]);
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * c.block_length);
+}
+BENCHMARK_CAPTURE(min_cost_path, scalar_L10, core::min_cost_path_scalar, 10);
+BENCHMARK_CAPTURE(min_cost_path, avx2_L10, core::min_cost_path_avx2, 10);
+BENCHMARK_CAPTURE(min_cost_path, avx512_L10, core::min_cost_path_avx512, 10);
+BENCHMARK_CAPTURE(min_cost_path, scalar_L12, core::min_cost_path_scalar, 12);
+BENCHMARK_CAPTURE(min_cost_path, avx2_L12, core::min_cost_path_avx2, 12);
+BENCHMARK_CAPTURE(min_cost_path, avx512_L12, core::min_cost_path_avx512, 12);
 
 template <class Parser>
 void parse(benchmark::State& state, int level) {

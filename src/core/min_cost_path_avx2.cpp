@@ -11,6 +11,13 @@ struct Avx2 {
     static constexpr u32 kLanes = 8;
     using T = __m256i;
     static T load(const u32* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+    static T blend_from(T v, T x, u32 n) {  // lanes n.. take x (n < kLanes)
+        return _mm256_blendv_epi8(v, x, _mm256_cmpgt_epi32(_mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8), set1(n)));
+    }
+    static T shift_in(T v, u32 x) {  // x into lane 0, the others up one
+        const T up = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6));
+        return _mm256_blend_epi32(up, set1(x), 1);
+    }
     static T min_first(T best, T key, u32 n) {
         // Lanes at or past n: all ones, which min() never takes.
         const T past = _mm256_cmpgt_epi32(_mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8), set1(std::min(n, kLanes)));
@@ -29,5 +36,4 @@ void min_cost_path_avx2(u32 block_length, const LzMatch* cache_end, const NearOp
                         const u8* offset_slot, PathNodes nodes) {
     keyed_min_cost_path<Avx2>(block_length, cache_end, costs, offset_slot, nodes);
 }
-
 }  // namespace flowdeflate::core

@@ -15,6 +15,12 @@ struct Avx512 {
     static constexpr u32 kLanes = 16;
     using T = __m512i;
     static T load(const u32* p) { return _mm512_loadu_si512(p); }
+    static T blend_from(T v, T x, u32 n) {  // lanes n.. take x (n < kLanes)
+        return _mm512_mask_mov_epi32(v, __mmask16(0xFFFFu << n), x);
+    }
+    static T shift_in(T v, u32 x) {  // x into lane 0, the others up one
+        return _mm512_alignr_epi32(v, _mm512_set1_epi32(int(x)), 15);
+    }
     static T min_first(T best, T key, u32 n) {
         return _mm512_mask_min_epu32(best, __mmask16(n >= kLanes ? 0xFFFF : (1u << n) - 1), best, key);
     }
@@ -34,5 +40,4 @@ void min_cost_path_avx512(u32 block_length, const LzMatch* cache_end, const Near
                           const u8* offset_slot, PathNodes nodes) {
     keyed_min_cost_path<Avx512>(block_length, cache_end, costs, offset_slot, nodes);
 }
-
 }  // namespace flowdeflate::core

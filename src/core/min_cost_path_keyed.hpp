@@ -6,13 +6,11 @@
 // Each candidate becomes one 32-bit key, (cost - base) << 9 | length, so that one unsigned
 // minimum picks the cheapest candidate and, among equal costs, the shortest length: the
 // scalar loop's choice (it takes a candidate only when it is strictly cheaper).  The base
-// is cost(i + 1) - 257 * max literal cost: every real candidate's cost lies within
+// is cost(i + 3) - 257 * max literal cost: every real candidate's cost lies within
 // [base, base + offset cost + length cost + 514 * max literal cost] (keyed_costs_fit()),
 // so the difference fits in 22 bits.  Candidates that run past the block's end
 // (cost_to_end 0x80000000) are clamped to 2^22, above every real candidate; lanes past a
-// match's longest length are masked out.  Each match is scanned over its own lengths with
-// its own offset cost broadcast (no row of offset costs stored and reloaded: a load that
-// spans several earlier vector stores cannot be forwarded and stalls).
+// match's longest length are masked out.
 #pragma once
 
 #include <immintrin.h>
@@ -33,63 +31,99 @@ namespace {
 // Below this longest length the scalar loop is faster (measured: min_cost_path.hpp).
 inline constexpr u32 kVectorFrom = 11;
 
-// V: kLanes, the vector type T, load/set1/add/min/shl9/hmin over u32 lanes, and
-// min_first(best, key, n): the lane-wise minimum over the first n lanes of key (n may
-// exceed kLanes), the rest of best unchanged.
+// V: kLanes, the vector type T, load/set1/add/min/shl9/hmin over u32 lanes;
+// blend_from(v, x, n): lanes n.. of x, the others of v (n < kLanes); shift_in(v, x): x in
+// lane 0, lane k of v in lane k + 1; min_first(best, key, n): the lane-wise minimum over
+// the first n lanes of key (n may exceed kLanes), the rest of best unchanged.
+//
+// The newest costs stay in a register: the window holds cost(i + 3) .. cost(i + 2 +
+// kLanes) for the position i being computed (shifted along as each position's cost is
+// found), so the first kLanes lengths are never loaded from the entries just stored (a
+// vector load over recent scalar stores is not forwarded and waits for them).  Their
+// offset costs are blended in a register, match by match; longer lengths are loaded,
+// kLanes at a time, per match (over their own lengths).  The base is cost(i + 3) - bias
+// (any cost of the candidates' window bounds them alike); a position less than 3 bytes
+// from the block's end has no candidate inside it.
 template <class V>
-[[gnu::always_inline]] inline void scan_lengths_keyed(const LzMatch* matches, const LzMatch* end, u32 i,
-                                                      const NearOptimalCosts& costs, const u8* offset_slot,
-                                                      const u32* cost, const u32* length_key, u32 bias,
-                                                      u32& best_cost, u32& best_item) {
-    if (end[-1].length < kVectorFrom) {
-        scan_lengths(matches, end, i, costs, offset_slot, cost, best_cost, best_item);
-        return;
-    }
-    const u32 base = cost[i + 1] - bias;  // (mod 2^32: the differences are what count)
-    const typename V::T clamp = V::set1(kKeyClamp);
-    typename V::T best = V::set1(~0u);
-    // Each match over its own lengths (those a shorter match does not offer): its offset
-    // cost, kLanes lengths at a time, the lanes past its longest length left out.
-    u32 len = kMinMatchLen;
-    for (const LzMatch* m = matches; m != end; ++m) {
-        const typename V::T oc = V::set1(costs.offset_slot[offset_slot[m->offset]] - base);
-        const u32 last = m->length;
-        for (u32 l = len; l <= last; l += V::kLanes) {
-            const typename V::T c = V::min(V::add(oc, V::load(&cost[i + l])), clamp);
-            best = V::min_first(best, V::add(V::shl9(c), V::load(&length_key[l])), last - l + 1);
-        }
-        len = last + 1;
-    }
-    const u32 key = V::hmin(best);
-    if (key >= kKeyClamp << kItemOffsetShift) return;  // every length runs past the block
-    const u32 match_cost = (key >> kItemOffsetShift) + base;
-    if (match_cost < best_cost) {
-        const u32 win_len = key & kItemLenMask;
-        const LzMatch* m = matches;
-        while (m->length < win_len) ++m;
-        best_cost = match_cost;
-        best_item = win_len | (u32(m->offset) << kItemOffsetShift);
-    }
-}
-
-template <class V>
-[[gnu::always_inline]] inline void keyed_min_cost_path(u32 block_length, const LzMatch* cache_end,
-                                                       const NearOptimalCosts& costs, const u8* offset_slot,
-                                                       PathNodes nodes) {
+[[gnu::always_inline]] inline void keyed_min_cost_path(u32 block_length, const LzMatch* cache_ptr,
+                                                              const NearOptimalCosts& costs, const u8* offset_slot,
+                                                              PathNodes nodes) {
     if (!keyed_costs_fit(costs)) {
-        min_cost_path_scalar(block_length, cache_end, costs, offset_slot, nodes);
+        min_cost_path_scalar(block_length, cache_ptr, costs, offset_slot, nodes);
         return;
     }
-    // Length cost << 9 | length (the lanes past kMaxMatchLen are masked out).
     alignas(64) u32 length_key[kMaxMatchLen + 1 + V::kLanes] = {};
     for (u32 l = kMinMatchLen; l <= kMaxMatchLen; ++l) length_key[l] = (costs.length[l] << kItemOffsetShift) | l;
     const u32 bias = (kMaxMatchLen - 1) * max_literal_cost(costs);
-    walk_block(block_length, cache_end, costs, nodes,
-               [&](const LzMatch* matches, const LzMatch* end, u32 i, u32& best_cost, u32& best_item)
-                   __attribute__((always_inline)) {
-                   scan_lengths_keyed<V>(matches, end, i, costs, offset_slot, nodes.cost_to_end, length_key, bias,
-                                         best_cost, best_item);
-               });
+    const typename V::T clamp = V::set1(kKeyClamp);
+    const typename V::T first_keys = V::load(&length_key[kMinMatchLen]);
+    constexpr u32 kFirstPast = kMinMatchLen + V::kLanes;  // the first length past W
+    u32* const cost = nodes.cost_to_end;
+    cost[block_length] = 0;
+    // Position block_length - 1: its candidates all lie past the end (0x80000000).
+    typename V::T window = V::load(&cost[block_length + 2]);
+    u32 c1 = 0, c2 = cost[block_length + 1], c3 = cost[block_length + 2];  // cost(i + 1), (i + 2), (i + 3)
+    for (u32 i = block_length; i-- > 0;) {
+        cache_ptr--;
+        const u32 num_matches = cache_ptr->length;
+        const u32 literal = cache_ptr->offset;
+        u32 best_cost = costs.literal[literal] + c1;
+        u32 best_item = (literal << kItemOffsetShift) | 1;
+        if (num_matches) {
+            const LzMatch* const matches = cache_ptr - num_matches;
+            const LzMatch* const end = cache_ptr;
+            cache_ptr = matches;
+            if (end[-1].length < kVectorFrom) {
+                scan_lengths(matches, end, i, costs, offset_slot, cost, best_cost, best_item);
+            } else if (i + kMinMatchLen <= block_length) {
+                const u32 base = c3 - bias;  // (mod 2^32: the differences are what count)
+                const u32 longest = end[-1].length;
+                // The first kLanes lengths: offset costs blended match by match.
+                typename V::T oc = V::set1(0);
+                u32 len = kMinMatchLen;
+                const LzMatch* m = matches;
+                for (; m != end && len < kFirstPast; len = u32(m->length) + 1, ++m)
+                    oc = V::blend_from(oc, V::set1(costs.offset_slot[offset_slot[m->offset]] - base),
+                                       len - kMinMatchLen);
+                typename V::T best = V::min_first(
+                    V::set1(~0u), V::add(V::shl9(V::min(V::add(oc, window), clamp)), first_keys), longest - 2);
+                // The longer lengths: the match that reaches past W first (from kFirstPast),
+                // then the rest, each over its own lengths.
+                if (longest >= kFirstPast) {
+                    if (len > kFirstPast) {
+                        --m;
+                        len = kFirstPast;
+                    }
+                    for (; m != end; ++m) {
+                        const typename V::T moc = V::set1(costs.offset_slot[offset_slot[m->offset]] - base);
+                        const u32 last = m->length;
+                        for (u32 l = len; l <= last; l += V::kLanes) {
+                            const typename V::T c = V::min(V::add(moc, V::load(&cost[i + l])), clamp);
+                            best = V::min_first(best, V::add(V::shl9(c), V::load(&length_key[l])), last - l + 1);
+                        }
+                        len = last + 1;
+                    }
+                }
+                const u32 key = V::hmin(best);
+                if (key < (kKeyClamp << kItemOffsetShift)) {
+                    const u32 match_cost = (key >> kItemOffsetShift) + base;
+                    if (match_cost < best_cost) {
+                        const u32 win_len = key & kItemLenMask;
+                        const LzMatch* w = matches;
+                        while (w->length < win_len) ++w;
+                        best_cost = match_cost;
+                        best_item = win_len | (u32(w->offset) << kItemOffsetShift);
+                    }
+                }
+            }
+        }
+        cost[i] = best_cost;
+        nodes.items[i] = best_item;
+        window = V::shift_in(window, c2);
+        c3 = c2;
+        c2 = c1;
+        c1 = best_cost;
+    }
 }
 
 }  // namespace

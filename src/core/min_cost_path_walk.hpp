@@ -1,7 +1,7 @@
-// min_cost_path_walk.hpp - the loops both paths of min_cost_path.hpp share: the walk
-// backwards over the block, and the scalar scan of one position's lengths (libdeflate's
-// loop; the vector path takes it too when the longest match is short).  Internal linkage:
-// each path's source is compiled for its own instruction set (min_cost_path_avx2.cpp with
+// min_cost_path_walk.hpp - the scalar loops of min_cost_path.hpp: the walk backwards over
+// the block, and the scan of one position's lengths (libdeflate's loop; the vector paths
+// take it too when the longest match is short).  Internal linkage: the vector paths'
+// sources are compiled for their own instruction sets (min_cost_path_avx2.cpp with
 // -mavx2), so no copy may be shared between them.
 #pragma once
 
