@@ -18,8 +18,11 @@
 // plus cost(i + len) from consecutive addresses, made into keys (cost << 9 | length) whose
 // unsigned minimum is the cheapest candidate and, among equal ones, the shortest length:
 // the same choice.  Where the longest match is shorter than 11 they take the scalar loop
-// (measured, best of 5, 16 MiB, --sequential -12: from 3, 11, 19: packages.txt 3.88 /
-// 3.78 / 3.87 s, libLLVM.so 3.22 / 2.94 / 3.10 s; scalar only 7.78 / 3.79 s).
+// (measured with the per-match scan before the register window, best of 5, 16 MiB,
+// --sequential -12: from 3, 11, 19: packages.txt 3.88 / 3.78 / 3.87 s, libLLVM.so 3.22 /
+// 2.94 / 3.10 s; scalar only 7.78 / 3.79 s; with the window, in-process, `build/micro
+// --benchmark_filter=min_cost_path`, AVX-512 level 12 1.78 ms from 11 against 1.92 ms
+// with no scalar loop).
 #pragma once
 
 #include "core/bt_match_finder.hpp"
@@ -72,7 +75,7 @@ enum class PathIsa { scalar, avx2, avx512 };
 /// The largest literal cost of the model.
 [[nodiscard]] u32 max_literal_cost(const NearOptimalCosts& costs);
 /// Do the model's costs fit the vector paths' 32-bit keys (min_cost_path_keyed.hpp)?
-/// Every real candidate at position i costs within cost(i + 1) +- 257 * max literal cost
+/// Every real candidate at position i costs within cost(i + 3) +- 257 * max literal cost
 /// plus its offset and length costs, so a model whose literal costs stay below about 3,500
 /// (libdeflate's stay below 15 bits * 16 = 240) fits; the vector paths take the scalar
 /// loop for one that does not.

@@ -40,4 +40,5 @@ void min_cost_path_avx512(u32 block_length, const LzMatch* cache_end, const Near
                           const u8* offset_slot, PathNodes nodes) {
     keyed_min_cost_path<Avx512>(block_length, cache_end, costs, offset_slot, nodes);
 }
+
 }  // namespace flowdeflate::core

@@ -28,7 +28,7 @@ namespace {
     return u32(_mm_cvtsi128_si32(x));
 }
 
-// Below this longest length the scalar loop is faster (measured: min_cost_path.hpp).
+// Below this longest length the scalar loop takes the position (measured: min_cost_path.hpp).
 inline constexpr u32 kVectorFrom = 11;
 
 // V: kLanes, the vector type T, load/set1/add/min/shl9/hmin over u32 lanes;
@@ -46,8 +46,8 @@ inline constexpr u32 kVectorFrom = 11;
 // from the block's end has no candidate inside it.
 template <class V>
 [[gnu::always_inline]] inline void keyed_min_cost_path(u32 block_length, const LzMatch* cache_ptr,
-                                                              const NearOptimalCosts& costs, const u8* offset_slot,
-                                                              PathNodes nodes) {
+                                                       const NearOptimalCosts& costs, const u8* offset_slot,
+                                                       PathNodes nodes) {
     if (!keyed_costs_fit(costs)) {
         min_cost_path_scalar(block_length, cache_ptr, costs, offset_slot, nodes);
         return;
@@ -57,7 +57,7 @@ template <class V>
     const u32 bias = (kMaxMatchLen - 1) * max_literal_cost(costs);
     const typename V::T clamp = V::set1(kKeyClamp);
     const typename V::T first_keys = V::load(&length_key[kMinMatchLen]);
-    constexpr u32 kFirstPast = kMinMatchLen + V::kLanes;  // the first length past W
+    constexpr u32 kFirstPast = kMinMatchLen + V::kLanes;  // the first length past the window
     u32* const cost = nodes.cost_to_end;
     cost[block_length] = 0;
     // Position block_length - 1: its candidates all lie past the end (0x80000000).
@@ -87,8 +87,8 @@ template <class V>
                                        len - kMinMatchLen);
                 typename V::T best = V::min_first(
                     V::set1(~0u), V::add(V::shl9(V::min(V::add(oc, window), clamp)), first_keys), longest - 2);
-                // The longer lengths: the match that reaches past W first (from kFirstPast),
-                // then the rest, each over its own lengths.
+                // The longer lengths: the match that reaches past the window first (from
+                // kFirstPast), then the rest, each over its own lengths.
                 if (longest >= kFirstPast) {
                     if (len > kFirstPast) {
                         --m;
