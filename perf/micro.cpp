@@ -147,14 +147,13 @@ const PathCase& path_case(int level) {
     std::vector<core::LzMatch> found(core::kMaxMatchLen + 1);
     u32 skip = 0;
     for (const u8* p = begin; p < begin + c.block_length; ++p) {
-        mf->slide_if_needed(p);
         core::u16 n = 0;
         if (skip) {
             --skip;
-            mf->skip_byte(p, params.nice_match_length, params.max_search_depth, hashes);
+            mf->skip_at(p, core::kMaxMatchLen, params.nice_match_length, params.max_search_depth, hashes);
         } else {
-            const core::LzMatch* end = mf->get_matches(p, core::kMaxMatchLen, params.nice_match_length,
-                                                       params.max_search_depth, hashes, found.data());
+            const core::LzMatch* end = mf->matches_at(p, core::kMaxMatchLen, params.nice_match_length,
+                                                      params.max_search_depth, hashes, found.data());
             n = core::u16(end - found.data());
             c.cache.insert(c.cache.end(), found.data(), found.data() + n);
             if (n && end[-1].length >= params.nice_match_length) skip = end[-1].length - 1u;
@@ -165,7 +164,8 @@ const PathCase& path_case(int level) {
     for (u32& x : c.costs.literal) x = 16 * (5 + rng() % 8);
     for (u32 len = core::kMinMatchLen; len <= core::kMaxMatchLen; ++len)
         c.costs.length[len] = 16 * (4 + core::kLengthSlot[len] / 3 + core::kExtraLengthBits[core::kLengthSlot[len]]);
-    for (u32 s = 0; s < core::kNumOffsetSyms; ++s) c.costs.offset_slot[s] = 16 * (4 + s / 4 + core::kExtraOffsetBits[s % 30]);
+    for (u32 s = 0; s < core::kNumOffsetSyms; ++s)
+        c.costs.offset_slot[s] = 16 * (4 + s / 4 + core::kExtraOffsetBits[s % core::kNumOffsetSlots]);
     for (u32 off = 1; off <= core::kWindowSize; ++off) c.offset_slot[off] = u8(core::offset_slot(off));
     return c;
 }
