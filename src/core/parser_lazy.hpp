@@ -61,14 +61,14 @@ inline constexpr bool kWantsStepMask = requires { requires Out::kStepMask; };
 template <class Out>
 inline constexpr bool kBranches = requires { requires Out::kBranches; };
 
-/// Does a step-recording Trace take the block-split statistics and match count after
-/// every Trace::kStrideSteps steps (stride_end(), before the next step) and at every block
-/// end (on_block_end())?  The parallel search's history track does, to mark its strides
-/// without a pass of its own.
+/// Does a step-recording Trace take the block-split statistics, match count and literal
+/// counts (of the parse's own block so far) after every Trace::kStrideSteps steps
+/// (stride_end(), before the next step) and at every block end (on_block_end())?  The
+/// parallel search's history track does, to mark its strides without a pass of its own.
 template <class Trace>
-inline constexpr bool kMarksStrides = requires(std::decay_t<Trace>& t, const BlockSplitStats& s) {
-    t.stride_end(nullptr, s, std::size_t{});
-    t.on_block_end(s, std::size_t{});
+inline constexpr bool kMarksStrides = requires(std::decay_t<Trace>& t, const BlockSplitStats& s, const u32* lit) {
+    t.stride_end(nullptr, s, std::size_t{}, lit);
+    t.on_block_end(s, std::size_t{}, lit);
     std::decay_t<Trace>::kStrideSteps;
 };
 
@@ -330,7 +330,7 @@ private:
                 if constexpr (std::decay_t<Trace>::kSteps) trace.on_step_begin(in_next, min_len);
                 if constexpr (kMarksStrides<Trace>) {
                     if (stride_steps == std::decay_t<Trace>::kStrideSteps) [[unlikely]] {
-                        trace.stride_end(in_next, split, matches_before + b.num_matches());
+                        trace.stride_end(in_next, split, matches_before + b.num_matches(), st.freqs.litlen);
                         stride_steps = 0;
                     }
                     ++stride_steps;
@@ -339,7 +339,8 @@ private:
                 in_next = step(in_next, in_end, min_len, next_hashes, items);
             } while (in_next < max_block_end && b.below(seq_limit) &&
                      !split.should_end_block(block_begin, in_next, in_end));
-            if constexpr (kMarksStrides<Trace>) trace.on_block_end(split, matches_before + b.num_matches());
+            if constexpr (kMarksStrides<Trace>)
+                trace.on_block_end(split, matches_before + b.num_matches(), st.freqs.litlen);
             st.freqs.litlen[kEndOfBlock]++;
             sink(ParsedBlock{{first_item, std::size_t(in_next - first_item)}, b.first(), &st.freqs, nullptr,
                              in_next == in_end});

@@ -124,7 +124,7 @@ public:
         const std::size_t first = c.i;
         const u8* const at = pos;
         apply_step(c.items, c.i, pos, out);
-        runs.add(c.items, first, c.i - first, at, following_src_->chunk);
+        runs.add(c.items, first, c.i - first, at, following_src_->chunk, c.track);
         c.p = pos;
     }
 
@@ -215,7 +215,7 @@ private:
             ++steps;
         }
         block = blk;
-        runs.add(items, c.i, i - c.i, pos, following_src_->chunk);
+        runs.add(items, c.i, i - c.i, pos, following_src_->chunk, c.track);
         pos = p;
         c.i = i;
         c.p = p;

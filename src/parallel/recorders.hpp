@@ -69,12 +69,17 @@ struct LazyTrackRecorder : TrackRecorder<kMasks> {
     // The AND of the masks of the stride's steps so far, each folded in at the next step's
     // begin (a pass over the stride's items at its end cost the search 1%).
     u32 stride_mask = HcMatchFinder::kAllMinLens;
+    std::vector<u32>& checkpoints;  // Track::checkpoint_literals
+    u32 pending_literals[kNumLiterals] = {};
+    u32 literals_at_checkpoint[kNumLiterals] = {};  // the parse's block's counts then
 
-    LazyTrackRecorder(Track& t, const u8* stop) : Base(t.items, t.begin, stop), strides(t.strides), begin(t.begin) {
+    LazyTrackRecorder(Track& t, const u8* stop)
+        : Base(t.items, t.begin, stop), strides(t.strides), begin(t.begin), checkpoints(t.checkpoint_literals) {
         strides.clear();
+        checkpoints.clear();
         this->mask = HcMatchFinder::kAllMinLens;  // no step before the first
     }
-    void stride_end(const u8* p, const BlockSplitStats& split, std::size_t matches) {
+    void stride_end(const u8* p, const BlockSplitStats& split, std::size_t matches, const u32* litlen) {
         Track::LazyStride s;
         for (u32 type = 0; type < BlockSplitStats::kTypes; ++type) {
             const u32 total = base[type] + split.observations[type] + split.new_observations[type];
@@ -89,6 +94,20 @@ struct LazyTrackRecorder : TrackRecorder<kMasks> {
         stride_mask = HcMatchFinder::kAllMinLens;
         last_item = s.item_end;
         strides.push_back(s);
+        if (strides.size() % Track::kCheckpointStrides == 0) checkpoint(litlen);
+    }
+    // The literal counts since the last checkpoint: those of the track's blocks that ended
+    // since (pending) and of its current block since then.  The parse counts its own
+    // block's literals anyway (min_len recalculation); this only subtracts.
+    void checkpoint(const u32* litlen) {
+        const std::size_t at = checkpoints.size();
+        checkpoints.resize(at + kNumLiterals);
+        u32* out = checkpoints.data() + at;
+        for (u32 c = 0; c < kNumLiterals; ++c) {
+            out[c] = pending_literals[c] + litlen[c] - literals_at_checkpoint[c];
+            pending_literals[c] = 0;
+            literals_at_checkpoint[c] = litlen[c];
+        }
     }
     // The branches (kBranch): see branches.hpp; without them, nothing.
     struct NoBranches {
@@ -119,10 +138,14 @@ struct LazyTrackRecorder : TrackRecorder<kMasks> {
         Base::finish();
         if constexpr (kBranch) branches.finish();
     }
-    void on_block_end(const BlockSplitStats& split, std::size_t matches) {
+    void on_block_end(const BlockSplitStats& split, std::size_t matches, const u32* litlen) {
         for (u32 type = 0; type < BlockSplitStats::kTypes; ++type)
             base[type] += split.observations[type] + split.new_observations[type];
         base_matches += matches;
+        for (u32 c = 0; c < kNumLiterals; ++c) {  // the next block counts from 0
+            pending_literals[c] += litlen[c] - literals_at_checkpoint[c];
+            literals_at_checkpoint[c] = 0;
+        }
     }
 };
 

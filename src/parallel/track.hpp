@@ -36,6 +36,12 @@ struct Track {
     /// counts: its mask is 0, so the resolver walks it.
     static constexpr u32 kMaxStrideItems = 255;
 
+    /// Levels 2-9, history track: the literal counts of every kCheckpointStrides strides
+    /// (a *checkpoint*), so that the resolver, which needs a block's literal counts for
+    /// libdeflate's min_len recalculations, adds 256 counts per checkpoint instead of
+    /// walking its items (literal_counts(); see BlockRuns::count_literals_to()).
+    static constexpr std::size_t kCheckpointStrides = 64;
+
     /// Levels 2-9, history track with step masks: a stretch where the parse with another
     /// min match length (TrackPlan::branch_min_lens) makes other steps than the track,
     /// from the track step where it branches off to the track step where it meets the
@@ -56,6 +62,17 @@ struct Track {
     ItemBuffer branch_items;
     std::vector<Mark> marks;  ///< marks[k]: after (k + 1) * kStride steps (level 1 only)
     std::vector<LazyStride> strides;  ///< strides[k]: steps k * kLazyStride.. (levels 2-9)
+    /// Checkpoint k's literal counts at [k * kNumLiterals, (k + 1) * kNumLiterals): those
+    /// of strides k * kCheckpointStrides .. (k + 1) * kCheckpointStrides - 1 (levels 2-9,
+    /// history track).
+    std::vector<u32> checkpoint_literals;
+
+    [[nodiscard]] std::size_t checkpoints() const { return checkpoint_literals.size() / kNumLiterals; }
+    /// The last stride of checkpoint @p k: its item_end and offset end the checkpoint.
+    [[nodiscard]] const LazyStride& checkpoint_end(std::size_t k) const {
+        return strides[(k + 1) * kCheckpointStrides - 1];
+    }
+    [[nodiscard]] const u32* literal_counts(std::size_t k) const { return checkpoint_literals.data() + k * kNumLiterals; }
 
     Track();   ///< takes an item buffer from the pool
     ~Track();  ///< gives its buffers back
