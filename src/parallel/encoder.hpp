@@ -22,11 +22,16 @@ struct CodedBlock {
     bool is_final = false;
     bool stored_only = false;
     CodedCosts costs{};
-    std::vector<u8> bits;  ///< (nbits + 7) / 8 bytes and 8 of slack
+    PodBuffer<u8> bits;  ///< (nbits + 7) / 8 bytes and 8 of slack; from a pool (pool.hpp)
     std::size_t nbits = 0;
     /// Set instead of the bits when the block is coded at assembly, at its real bit offset
     /// (one worker: Code and Assemble run one after the other anyway).
     std::shared_ptr<const ResolvedBlock> uncoded;
+
+    CodedBlock();
+    ~CodedBlock();  ///< gives the bits' buffer back
+    CodedBlock(const CodedBlock&) = delete;
+    CodedBlock& operator=(const CodedBlock&) = delete;
 };
 
 /// Codes blocks; one per worker thread.

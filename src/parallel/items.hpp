@@ -66,48 +66,55 @@ template <class Out>
     }
 }
 
-/// A growable array of items whose new room is left uninitialised, so that only the pages
-/// actually written become resident (a track may need one item per byte, and usually
-/// needs far fewer).
-class ItemBuffer {
+/// A growable array whose new room is left uninitialised, so that only the pages actually
+/// written become resident (a track may need one item per byte, and usually needs far
+/// fewer; a coded block's bits are written once).  ItemBuffer: a track's items.
+template <class T>
+class PodBuffer {
 public:
-    [[nodiscard]] u32* data() { return data_.get(); }
-    [[nodiscard]] const u32* data() const { return data_.get(); }
+    [[nodiscard]] T* data() { return data_.get(); }
+    [[nodiscard]] const T* data() const { return data_.get(); }
     [[nodiscard]] std::size_t size() const { return size_; }
     [[nodiscard]] bool empty() const { return size_ == 0; }
     [[nodiscard]] std::size_t capacity() const { return capacity_; }
-    u32& operator[](std::size_t i) { return data_[i]; }
-    const u32& operator[](std::size_t i) const { return data_[i]; }
-    u32& back() { return data_[size_ - 1]; }
+    T& operator[](std::size_t i) { return data_[i]; }
+    const T& operator[](std::size_t i) const { return data_[i]; }
+    T& back() { return data_[size_ - 1]; }
     void clear() { size_ = 0; }
-    /// Room for @p n items; keeps the contents.
+    /// Room for @p n elements; keeps the contents.
     void reserve(std::size_t n) {
         if (n <= capacity_) return;
-        std::unique_ptr<u32[]> bigger(new u32[n]);
-        if (size_) std::memcpy(bigger.get(), data_.get(), size_ * sizeof(u32));
+        std::unique_ptr<T[]> bigger(new T[n]);
+        if (size_) std::memcpy(bigger.get(), data_.get(), size_ * sizeof(T));
         data_ = std::move(bigger);
         capacity_ = n;
     }
-    void push_back(u32 v) {
+    void push_back(T v) {
         if (size_ == capacity_) [[unlikely]]
             reserve(std::max<std::size_t>(64, capacity_ * 2));
         data_[size_++] = v;
     }
-    void append(const u32* v, std::size_t n) {
+    void append(const T* v, std::size_t n) {
         if (n == 0) return;  // (v may be null then)
         if (size_ + n > capacity_) [[unlikely]]
             reserve(std::max<std::size_t>({64, capacity_ * 2, size_ + n}));
-        std::memcpy(data_.get() + size_, v, n * sizeof(u32));
+        std::memcpy(data_.get() + size_, v, n * sizeof(T));
         size_ += n;
     }
     /// After writing through data() directly.
     void set_size(std::size_t n) { size_ = n; }
+    /// @p n elements whose new ones are uninitialised (to be written through data()).
+    void resize_uninitialised(std::size_t n) {
+        reserve(n);
+        size_ = n;
+    }
 
 private:
-    std::unique_ptr<u32[]> data_;
+    std::unique_ptr<T[]> data_;
     std::size_t size_ = 0;
     std::size_t capacity_ = 0;
 };
+using ItemBuffer = PodBuffer<u32>;
 
 /// Appends items without a capacity check per item: the buffer is sized up front for the
 /// worst case, one item per byte of the track's extent (a step that starts before `stop`
