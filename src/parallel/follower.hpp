@@ -27,6 +27,7 @@ struct Cursor {
     std::size_t n;
     std::size_t i = 0;
     const u8* p;
+    std::size_t stride = 0;  ///< no stride before this one ends at or before item i (a hint)
 
     static Cursor of(const Track& t) { return Cursor{&t, t.items.data(), t.items.size(), 0, t.begin}; }
     [[nodiscard]] bool at_end() const { return i >= n; }
@@ -207,7 +208,7 @@ private:
         if constexpr (kFastest)
             pass_strides(*c.track, blk, i, p, stop, steps);
         else if (c.track)
-            pass_lazy_strides(*c.track, blk, i, p, stop, steps, out);
+            pass_lazy_strides(*c.track, blk, i, p, stop, steps, out, c.stride);
         while (i < n && blk.run_goes_on(p, stop)) {
             if constexpr (!kFastest)
                 if (!item_fits(items[i], blk.min_len)) break;
@@ -258,14 +259,16 @@ private:
     // observations by its end, or the block shorter than 5000 bytes by its end, or less
     // than 5000 bytes of input left from its start).  Then the stride's observation
     // counts go into the statistics at once.  First walks to a stride's start.
+    // (@p hint: a stride at or before the first that ends after item i; the cursor keeps it,
+    // since it only moves on: a binary search per call was 8% of the resolver on text,
+    // where repairs make many short runs.)
     template <class Out>
     static void pass_lazy_strides(const Track& t, BlockLogic<Parser>& blk, std::size_t& i, const u8*& p,
-                                  const u8* stop, std::uint64_t& steps, Out& out) {
+                                  const u8* stop, std::uint64_t& steps, Out& out, std::size_t& hint) {
         const std::vector<Track::LazyStride>& strides = t.strides;
-        std::size_t k = std::size_t(
-            std::upper_bound(strides.begin(), strides.end(), i,
-                             [](std::size_t v, const Track::LazyStride& s) { return v < s.item_end; }) -
-            strides.begin());
+        std::size_t k = hint;
+        while (k < strides.size() && strides[k].item_end <= i) ++k;
+        hint = k;
         if (k == strides.size()) return;
         const u32* const items = t.items.data();
         if (i != (k == 0 ? 0 : strides[k - 1].item_end)) {  // inside stride k: walk to its end
