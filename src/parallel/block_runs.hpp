@@ -141,7 +141,7 @@ private:
         }
         const auto fits = [&](std::size_t k) {
             const Track::LazyStride& e = t.checkpoint_end(k);
-            return e.item_end <= run_end && t.begin + e.offset <= target;
+            return e.item_end <= run_end && t.begin + e.offset <= target && t.checkpoint_counted(k);
         };
         // The first whole checkpoint from here: lo, if `from` is where it starts.
         const std::size_t first = lo < n && (lo == 0 ? 0 : t.checkpoint_end(lo - 1).item_end) == from ? lo : lo + 1;
@@ -149,7 +149,7 @@ private:
         if (first != lo) walk(items, j, t.checkpoint_end(lo).item_end - r.first, p, target);  // to its start
         std::size_t k = first;
         for (; k < n && fits(k); ++k) {
-            const u32* counts = t.literal_counts(k);
+            const u16* counts = t.literal_counts(k);
             for (u32 c = 0; c < kNumLiterals; ++c) litlen_[c] += counts[c];
         }
         const Track::LazyStride& e = t.checkpoint_end(k - 1);

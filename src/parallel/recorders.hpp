@@ -69,7 +69,7 @@ struct LazyTrackRecorder : TrackRecorder<kMasks> {
     // The AND of the masks of the stride's steps so far, each folded in at the next step's
     // begin (a pass over the stride's items at its end cost the search 1%).
     u32 stride_mask = HcMatchFinder::kAllMinLens;
-    std::vector<u32>& checkpoints;  // Track::checkpoint_literals
+    std::vector<u16>& checkpoints;  // Track::checkpoint_literals
     u32 pending_literals[kNumLiterals] = {};
     u32 literals_at_checkpoint[kNumLiterals] = {};  // the parse's block's counts then
 
@@ -102,9 +102,9 @@ struct LazyTrackRecorder : TrackRecorder<kMasks> {
     void checkpoint(const u32* litlen) {
         const std::size_t at = checkpoints.size();
         checkpoints.resize(at + kNumLiterals);
-        u32* out = checkpoints.data() + at;
+        u16* out = checkpoints.data() + at;
         for (u32 c = 0; c < kNumLiterals; ++c) {
-            out[c] = pending_literals[c] + litlen[c] - literals_at_checkpoint[c];
+            out[c] = u16(pending_literals[c] + litlen[c] - literals_at_checkpoint[c]);
             pending_literals[c] = 0;
             literals_at_checkpoint[c] = litlen[c];
         }

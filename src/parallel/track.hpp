@@ -64,15 +64,22 @@ struct Track {
     std::vector<LazyStride> strides;  ///< strides[k]: steps k * kLazyStride.. (levels 2-9)
     /// Checkpoint k's literal counts at [k * kNumLiterals, (k + 1) * kNumLiterals): those
     /// of strides k * kCheckpointStrides .. (k + 1) * kCheckpointStrides - 1 (levels 2-9,
-    /// history track).
-    std::vector<u32> checkpoint_literals;
+    /// history track).  16 bits each: a checkpoint of more than kMaxCheckpointItems items
+    /// (lazy steps that defer many literals) may have wrapped, and is walked instead.
+    std::vector<u16> checkpoint_literals;
+    static constexpr u32 kMaxCheckpointItems = 0xFFFF;
 
     [[nodiscard]] std::size_t checkpoints() const { return checkpoint_literals.size() / kNumLiterals; }
     /// The last stride of checkpoint @p k: its item_end and offset end the checkpoint.
     [[nodiscard]] const LazyStride& checkpoint_end(std::size_t k) const {
         return strides[(k + 1) * kCheckpointStrides - 1];
     }
-    [[nodiscard]] const u32* literal_counts(std::size_t k) const { return checkpoint_literals.data() + k * kNumLiterals; }
+    [[nodiscard]] const u16* literal_counts(std::size_t k) const { return checkpoint_literals.data() + k * kNumLiterals; }
+    /// Are checkpoint @p k's counts exact?
+    [[nodiscard]] bool checkpoint_counted(std::size_t k) const {
+        const u32 first = k == 0 ? 0 : checkpoint_end(k - 1).item_end;
+        return checkpoint_end(k).item_end - first <= kMaxCheckpointItems;
+    }
 
     Track();   ///< takes an item buffer from the pool
     ~Track();  ///< gives its buffers back

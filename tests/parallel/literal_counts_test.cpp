@@ -7,7 +7,8 @@
 //   Checkpoints        a searched track's literal checkpoints (Track::checkpoint_literals)
 //                      hold its literal counts; BlockRuns::count_literals_to(), which adds
 //                      them instead of walking the items, counts what walking counts, for
-//                      runs that start and end anywhere and targets anywhere.
+//                      runs that start and end anywhere and targets anywhere; a
+//                      checkpoint too long for its 16-bit counts is walked.
 #include "core/block_split.hpp"
 #include "parallel/block_runs.hpp"
 #include "parallel/searcher.hpp"
@@ -145,6 +146,30 @@ TEST(Checkpoints, CountingWithThemCountsWhatWalkingCounts) {
                 ASSERT_EQ(runs.litlen()[b], want[b]) << "round " << round << " step " << step << " byte " << b;
         }
     }
+}
+
+// A checkpoint of more items than 16-bit counts can hold (lazy steps that defer many
+// literals) is walked, not added: here one whose stored counts are wrong on purpose.
+TEST(Checkpoints, OneTooLongForItsCountsIsWalked) {
+    constexpr std::size_t kStrideItems = 1100;  // 64 strides: 70,400 items > 65,535
+    constexpr std::size_t kStrides = 3 * parallel::Track::kCheckpointStrides;
+    const std::vector<u8> data(kStrides * kStrideItems, 'a');
+    parallel::Track t;
+    t.begin = data.data();
+    for (std::size_t k = 0; k < kStrides; ++k) {
+        for (std::size_t j = 0; j < kStrideItems; ++j) t.items.push_back(parallel::kStepEnd);  // literals
+        parallel::Track::LazyStride s{};
+        s.item_end = u32((k + 1) * kStrideItems);
+        s.offset = s.item_end;
+        t.strides.push_back(s);
+    }
+    t.checkpoint_literals.assign(3 * core::kNumLiterals, 0);  // all wrong: 'a' should be 70,400
+    ASSERT_FALSE(t.checkpoint_counted(1));
+    parallel::BlockRuns runs;
+    runs.begin(data.data(), true);
+    runs.add(t.items.data(), 0, t.items.size(), data.data(), nullptr, &t);
+    runs.count_literals_to(data.data() + data.size());
+    EXPECT_EQ(runs.litlen()['a'], data.size());
 }
 
 }  // namespace
