@@ -13,6 +13,7 @@
 //       TrackPlan::branch_min_lens), to set against parse_fastest_L1 / parse_lazy_L6
 //   min_cost_path/{scalar,avx2,avx512}_L{10,12} : the optimiser's inner loop, one pass
 //       over a 128 KiB block whose match cache the level's bt search made
+//   mf_rebase_tables     : a match finder's slide over the level 10-12 finder's tables
 //   huffman_litlen       : length-limited canonical code for a 288-symbol alphabet
 //                          (bytes/s: the block bytes whose counts it codes, ~100 KB)
 //   append_bits_shifted  : assembly: appending a coded block at an odd bit offset
@@ -236,6 +237,19 @@ BENCHMARK(search_chunk_L1)->Unit(benchmark::kMillisecond);
 BENCHMARK(search_chunk_L6)->Unit(benchmark::kMillisecond);
 BENCHMARK(search_chunk_L6_masks)->Unit(benchmark::kMillisecond);
 BENCHMARK(search_chunk_L6_branches)->Unit(benchmark::kMillisecond);
+
+// A match finder's slide: the level 10-12 finder's tables (hash3, hash4, child links:
+// 160 Ki entries), rebased once.
+void mf_rebase_tables(benchmark::State& state) {
+    std::vector<core::MfPos> tables(160u << 10);
+    for (std::size_t i = 0; i < tables.size(); ++i) tables[i] = core::MfPos(i * 7919);
+    for (auto _ : state) {
+        core::mf_rebase(tables.data(), tables.size());
+        benchmark::DoNotOptimize(tables.data());
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(tables.size() * sizeof(core::MfPos)));
+}
+BENCHMARK(mf_rebase_tables);
 
 void huffman_litlen(benchmark::State& state) {
     // Symbol counts of a real 100 KB stretch (literals only: the byte histogram).

@@ -8,10 +8,8 @@
 // before p - which is what lets a search start anywhere after priming from that history.
 #pragma once
 
+#include <cstddef>
 #include <cstring>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "core/deflate_format.hpp"
 
@@ -35,33 +33,14 @@ inline constexpr MfPos kMfInitVal = MfPos(-s32(kWindowSize));
 /// libdeflate's multiplicative hash.
 [[gnu::always_inline]] inline u32 lz_hash(u32 seq, u32 num_bits) { return u32(seq * 0x1E35A7BDu) >> (32 - num_bits); }
 
-// Tables are whole multiples of 64 entries and 16-byte aligned, so the SIMD loops below
-// need no tail.
-inline void mf_init(MfPos* data, std::size_t count) {
-    for (std::size_t i = 0; i < count; ++i) data[i] = kMfInitVal;
-}
+/// Sets @p count entries to kMfInitVal (an empty table).
+void mf_init(MfPos* data, std::size_t count);
 
 /// Subtracts 32768 from every entry with signed saturation: entries that were negative
 /// (already behind the old window) become kMfInitVal.  This runs once per 32 KiB of
-/// input over up to 256 KiB of tables, so it is vectorised.
-inline void mf_rebase(MfPos* data, std::size_t count) {
-#if defined(__SSE2__)
-    const __m128i window = _mm_set1_epi16(kMfInitVal);
-    auto* v = reinterpret_cast<__m128i*>(data);
-    for (std::size_t i = 0; i < count / 8; i += 4) {
-        v[i + 0] = _mm_adds_epi16(v[i + 0], window);
-        v[i + 1] = _mm_adds_epi16(v[i + 1], window);
-        v[i + 2] = _mm_adds_epi16(v[i + 2], window);
-        v[i + 3] = _mm_adds_epi16(v[i + 3], window);
-    }
-#else
-    auto* d = reinterpret_cast<u16*>(data);
-    for (std::size_t i = 0; i < count; ++i) {
-        const u16 x = d[i];
-        d[i] = u16(0x8000 | (x & ~u16(s16(x) >> 15)));
-    }
-#endif
-}
+/// input over up to 256 KiB of tables (match_finder_common.cpp: AVX-512 or AVX2 where the
+/// CPU has them, chosen at load time).
+void mf_rebase(MfPos* data, std::size_t count);
 
 /// Length of the common prefix of @p a and @p b, known to be at least @p start_len and
 /// capped at @p max_len.
