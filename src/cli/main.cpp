@@ -279,9 +279,14 @@ Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int 
         const Result r = flowdeflate::compress_fd(in_fd, shown_in, out_fd, shown_out, library, &g_last_stats);
         in_bytes = r.in_bytes;
         out_bytes = r.out_bytes;
-        if (!o.stats_file.empty() && g_last_stats.parallel) write_stats(o.stats_file, in_name, o.level, r, g_last_stats);
-        if (!o.stats_file.empty() && g_last_stats.optimiser.ran)
-            write_optimiser_stats(o.stats_file, in_name, o.level, r, g_last_stats.optimiser);
+        if (!o.stats_file.empty()) {
+            if (g_last_stats.parallel)
+                write_stats(o.stats_file, in_name, o.level, r, g_last_stats);
+            else if (g_last_stats.optimiser.ran)
+                write_optimiser_stats(o.stats_file, in_name, o.level, r, g_last_stats.optimiser);
+            else  // one compressor (--sequential, -p 1, level 0): no nodes to count
+                append_stats(o.stats_file, stats_head(in_name, o.level, r) + "\"threads\":1,\"sequential\":true}\n");
+        }
     } catch (const std::bad_alloc&) {
         return error(in_name + ": out of memory (try fewer --threads or a smaller --chunk)");
     } catch (const std::exception& e) {

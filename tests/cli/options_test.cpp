@@ -4,6 +4,8 @@
 // output_test.cpp, to the files in files_test.cpp.
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -215,6 +217,29 @@ TEST_F(Cli, VerboseReportsTheParallelGraph) {
     for (const char* word : {"parallel graph: 2 threads", "chunks", "blocks", "syncs", "repairs", "search", "resolve",
                              "code", "assemble", "resolver waited", "ring full"})
         EXPECT_NE(r.err.find(word), std::string::npos) << "missing '" << word << "' in: " << r.err;
+}
+
+// --stats writes a line per file whatever runs it: the graph's counters, or only the sizes
+// for one compressor (it once wrote nothing there, and scripts reading the file broke).
+TEST_F(Cli, StatsWriteALinePerFileOnEveryPath) {
+    write("in.txt", text(300'000, 17));
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"-p2", "--chunk", "64K"}, "\"search_ns\":"},
+        {{"-p1"}, "\"sequential\":true"},
+        {{"--sequential"}, "\"sequential\":true"},
+        {{"-11", "-p2"}, "\"optimiser_ns\":"},
+    };
+    for (const auto& [flags, word] : cases) {
+        std::vector<std::string> args = flags;
+        for (const char* a : {"--stats", "s.json", "-c", "in.txt"}) args.emplace_back(a);
+        std::filesystem::remove(path("s.json"));
+        const Result r = fd(args);
+        EXPECT_STATUS(r, 0);
+        const std::string json = read("s.json");
+        EXPECT_EQ(std::count(json.begin(), json.end(), '\n'), 1) << flags.front() << ": " << json;
+        EXPECT_NE(json.find("\"in_bytes\":300000"), std::string::npos) << flags.front() << ": " << json;
+        EXPECT_NE(json.find(word), std::string::npos) << flags.front() << ": " << json;
+    }
 }
 
 }  // namespace
