@@ -286,10 +286,14 @@ private:
                 st.next_recalc_min_len = in_next + std::min<std::size_t>(in_end - in_next, 10000);
                 split.reset();
                 b.begin(first_seq, &st.freqs);
-                const u32 used = used_literals_in(
-                    in_next, choose_max_block_end(in_next, in_end, kSoftMaxBlockLength) - in_next);
-                st.min_len = choose_min_match_len(used, depth);
-                if constexpr (kWatchesUsedLiterals<Trace>) trace.on_used_literals(used, depth);
+                const std::size_t block_max = choose_max_block_end(in_next, in_end, kSoftMaxBlockLength) - in_next;
+                if constexpr (kWatchesUsedLiterals<Trace>) {  // the trace wants the count itself
+                    const u32 used = used_literals_in(in_next, block_max);
+                    st.min_len = choose_min_match_len(used, depth);
+                    trace.on_used_literals(used, depth);
+                } else {
+                    st.min_len = calculate_min_match_len(in_next, block_max, depth);
+                }
                 st.num_matches = 0;
             } else {
                 // Continue the block: keep its counts, append after its earlier matches.
