@@ -5,13 +5,18 @@
 // 32 KiB window, writing markers where a back-reference reaches into it (DeflateDecoder's
 // marked mode).  What differs is who joins the pieces.  Here one *main line* decodes the
 // stream in order with ISA-L, the fastest decoder available, and whenever it reaches a
-// stretch a worker has finished, it stops at that stretch's first block boundary (exactly:
-// IsalLine checks it), resolves the worker's markers with the window it has, writes the
-// stretch and starts again after it.  A stretch not finished in time is simply decoded by
-// the main line.  So the main line never waits, the output is the in-order decoding of
-// the true stream, and the workers only ever remove work from it: on 2 cores the main line
-// plus one worker beat one core by the share of the stream the worker takes (its marked
-// decoding is about a third of ISA-L's speed).
+// region a worker has, it stops at that stretch's first block boundary (exactly:
+// IsalLine checks it; the worker says where as soon as its first block has decoded),
+// resolves the worker's markers with the window it has, writes the stretch and starts
+// again after it.  If the worker is not done yet, the main line hands it the window
+// (inflate::WindowOffer): the worker goes on in plain mode from its next 32 Ki symbols,
+// the main line resolves the marked part meanwhile, then waits for the rest.  A region no
+// worker has started yet is taken back and decoded by the main line.  How many regions the
+// main line decodes between two of the workers' follows the measured speeds of both
+// (a worker's stretch, with its markers, costs more per byte than ISA-L), so that a
+// worker's region is done about when the main line gets there.  The output is the in-order
+// decoding of the true stream whatever the timing: a stretch is used only from an exact
+// boundary, and a false block-start candidate cannot change a byte.
 //
 // Workers are a flow graph's function_node (concurrency threads - 1) on their own arena;
 // the main line runs on the calling thread, which also writes (the sink) and checks each
@@ -35,6 +40,11 @@ struct ParallelInflateStats {
     std::uint64_t failed_stops = 0;   ///< stretches the main line could not stop at (not used)
     std::uint64_t worker_output = 0;  ///< bytes written from workers' stretches
     std::uint64_t main_resolved = 0;  ///< stretches the main line resolved itself (no worker free)
+    std::uint64_t cancelled = 0;      ///< regions the main line took back (no worker had started)
+    std::uint64_t waits = 0;          ///< times the main line waited for a worker to finish
+    std::uint64_t offers = 0;         ///< windows offered to a worker still decoding
+    double wait_seconds = 0;          ///< the main line's time waiting for workers
+    std::uint64_t lead = 0;           ///< regions ahead of the main line a worker starts (last)
 };
 
 struct ParallelInflateOptions {

@@ -13,6 +13,12 @@
 //   inflate/libdeflate/L6/<file>  libdeflate_deflate_decompress (the system library;
 //                                 reused decompressor, reused output buffer)
 //   inflate/isal/L6/<file>        isal_inflate_stateless (raw DEFLATE, reused buffer)
+//   gunzip/p<N>/L6/<file>         graph::parallel_gunzip of the same stream as gzip with
+//                                 N threads (the -d -pN path, sink discarding); counters:
+//                                 the share of the output written from workers' stretches,
+//                                 stretches used, failed stops, stretches the main line
+//                                 resolved itself, regions it took back, its waits for
+//                                 workers (count, ms) and the last lead
 //   find/L6/<file>                BlockFinder::find over 4 MiB of the compressed stream
 //                                 from its middle, every candidate enumerated; speed in
 //                                 compressed bytes scanned; counter candidates
@@ -34,9 +40,11 @@
 
 #include "bench_corpus.hpp"
 #include "flowdeflate/compress.hpp"
+#include "graph/parallel_inflate.hpp"
 #include "inflate/block_finder.hpp"
 #include "inflate/deflate_decoder.hpp"
 #include "inflate/markers.hpp"
+#include "inflate/speculative_chunk.hpp"
 
 namespace {
 
@@ -46,6 +54,7 @@ using namespace flowdeflate::inflate;
 struct Stream {
     Bytes original;
     Bytes compressed;
+    Bytes gzip;
 };
 
 std::size_t input_cap() {
@@ -60,6 +69,8 @@ Stream make_stream(const std::filesystem::path& file, int level) {
     options.level = level;
     options.format = flowdeflate::Format::deflate;
     s.compressed = flowdeflate::compress(s.original, options);
+    options.format = flowdeflate::Format::gzip;
+    s.gzip = flowdeflate::compress(s.original, options);
     return s;
 }
 
@@ -150,6 +161,54 @@ void bm_isal(benchmark::State& state, const Stream* s) {
     state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(s->original.size()));
 }
 
+void bm_gunzip(benchmark::State& state, const Stream* s, int threads) {
+    flowdeflate::graph::ParallelInflateOptions options;
+    options.threads = threads;
+    options.release_input = false;
+    flowdeflate::graph::ParallelInflateStats stats;
+    for (auto _ : state) {
+        stats = {};
+        std::uint64_t seen = 0;
+        const auto result = flowdeflate::graph::parallel_gunzip(
+            s->gzip, [&](std::span<const std::uint8_t> b) { seen += b.size(); }, options, &stats);
+        check(result.out_bytes == s->original.size() && seen == s->original.size(), "parallel gunzip failed");
+    }
+    state.counters["worker_pct"] = 100.0 * double(stats.worker_output) / double(s->original.size());
+    state.counters["used"] = double(stats.used);
+    state.counters["speculated"] = double(stats.speculated);
+    state.counters["failed_stops"] = double(stats.failed_stops);
+    state.counters["main_resolved"] = double(stats.main_resolved);
+    state.counters["cancelled"] = double(stats.cancelled);
+    state.counters["waits"] = double(stats.waits);
+    state.counters["wait_ms"] = 1e3 * stats.wait_seconds;
+    state.counters["lead"] = double(stats.lead);
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(s->original.size()));
+}
+
+void bm_speculate(benchmark::State& state, const Stream* s) {
+    // Every 512 KiB region of the stream as a worker decodes it (no window ever offered).
+    constexpr std::uint64_t kRegionBits = std::uint64_t(512) << 13;
+    DeflateDecoder decoder;
+    MarkedChunk chunk;
+    std::size_t output = 0, marked = 0;
+    for (auto _ : state) {
+        output = marked = 0;
+        for (std::uint64_t begin = 0; begin < s->compressed.size() * 8; begin += kRegionBits) {
+            DecodeLimits limits;
+            limits.max_output = std::size_t(8) << 20;
+            const auto start = speculate(decoder, s->compressed, begin,
+                                         std::min<std::uint64_t>(begin + kRegionBits, s->compressed.size() * 8),
+                                         limits, chunk);
+            if (start) {
+                output += chunk.size();
+                marked += chunk.split_offset();
+            }
+        }
+    }
+    state.counters["marked_pct"] = 100.0 * double(marked) / double(output);
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(output));
+}
+
 void bm_find(benchmark::State& state, const Stream* s) {
     const std::uint64_t from = s->compressed.size() / 2 * 8;
     const std::uint64_t to = std::min<std::uint64_t>(s->compressed.size() * 8, from + (std::uint64_t(4) << 23));
@@ -180,6 +239,11 @@ int main(int argc, char** argv) {
             benchmark::RegisterBenchmark(("inflate/resolve" + tail).c_str(), bm_resolve, s)->UseRealTime();
             benchmark::RegisterBenchmark(("inflate/libdeflate" + tail).c_str(), bm_libdeflate, s)->UseRealTime();
             benchmark::RegisterBenchmark(("inflate/isal" + tail).c_str(), bm_isal, s)->UseRealTime();
+            for (const int threads : {2, 3})
+                benchmark::RegisterBenchmark(("gunzip/p" + std::to_string(threads) + tail).c_str(), bm_gunzip, s,
+                                             threads)
+                    ->UseRealTime();
+            benchmark::RegisterBenchmark(("inflate/speculate" + tail).c_str(), bm_speculate, s)->UseRealTime();
             benchmark::RegisterBenchmark(("find" + tail).c_str(), bm_find, s)->UseRealTime();
         }
     }

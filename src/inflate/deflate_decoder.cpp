@@ -56,6 +56,8 @@ using namespace entry_flag;
 
 /// Most elements one fast-loop iteration writes: three literals, or a longest match.
 constexpr std::size_t kFastLoopMaxOutput = core::kMaxMatchLen + 3;
+/// Marked mode with a WindowOffer: symbols between two looks at it inside a block.
+constexpr std::size_t kOfferCheckInterval = std::size_t(32) << 10;
 /// Input bytes one fast-loop iteration may move past its first word load (its second
 /// refill), so that every load in the iteration stays inside the input.
 constexpr std::size_t kFastLoopInputAhead = 16;
@@ -126,42 +128,77 @@ class ChunkDecoder {
 public:
     static constexpr bool kMarked = std::is_same_v<Symbol, std::uint16_t>;
 
-    enum class Outcome { stopped, final_block, error, switch_to_plain };
+    enum class Outcome {
+        stopped,
+        final_block,
+        error,
+        switch_to_plain,  // at a block end: the last 32 KiB hold no marker
+        window_offered,   // at a block end
+        window_offered_mid_block,
+    };
 
     ChunkDecoder(BitReader& reader, HistoryBuffer<Symbol>& out, DeflateDecoder::Tables& tables,
                  const DecodeLimits& limits, DecodeProgress& progress, std::size_t output_base)
         : reader_(reader), out_(out), tables_(tables), limits_(limits), progress_(progress),
           output_base_(output_base) {}
 
-    Outcome decode_blocks() {
+    /// Decodes blocks from the reader's position; with @p resume, first the rest of the
+    /// Huffman block a marked decoder left at a symbol boundary (a *_mid_block outcome:
+    /// the last boundary listed, its tables still in place).
+    Outcome decode_blocks(bool resume = false) {
         for (;;) {
-            const std::uint64_t header_bit = reader_.bit_position();
-            if (header_bit >= limits_.stop_bit) {
-                progress_.end_bit = header_bit;
-                return Outcome::stopped;
+            bool is_final = false;
+            DecodeStatus status = DecodeStatus::ok;
+            if (resume) {
+                resume = false;
+                const BlockBoundary& block = progress_.boundaries.back();
+                is_final = block.is_final;
+                status = block.type == BlockType::static_huffman
+                             ? decode_huffman(tables_.fixed_litlen, tables_.fixed_distance)
+                             : decode_huffman(tables_.litlen, tables_.distance);
+            } else {
+                const std::uint64_t header_bit = reader_.bit_position();
+                if (header_bit >= limits_.stop_bit) {
+                    progress_.end_bit = header_bit;
+                    return Outcome::stopped;
+                }
+                reader_.refill();
+                is_final = reader_.read(1) != 0;
+                const auto type = static_cast<BlockType>(reader_.read(2));
+                progress_.boundaries.push_back({header_bit, output_offset(), type, is_final});
+                status = decode_block(type);
             }
-            reader_.refill();
-            const bool is_final = reader_.read(1) != 0;
-            const auto type = static_cast<BlockType>(reader_.read(2));
-            progress_.boundaries.push_back({header_bit, output_offset(), type, is_final});
-            DecodeStatus status = decode_block(type);
+            if constexpr (kMarked)
+                if (mid_block_ != Outcome::stopped) return mid_block_;
             if (status == DecodeStatus::ok && reader_.truncated()) status = DecodeStatus::truncated;
             progress_.end_bit = reader_.bit_position();
             if (status != DecodeStatus::ok) {
                 progress_.status = status;
                 return Outcome::error;
             }
+            if (limits_.first_block_decoded && progress_.boundaries.size() == 1) {
+                limits_.first_block_decoded->store(progress_.boundaries.front().bit_offset, std::memory_order_release);
+                limits_.first_block_decoded->notify_all();
+            }
             if (is_final) {
                 progress_.final_block_ended = true;
                 return Outcome::final_block;
             }
-            if constexpr (kMarked)
+            if constexpr (kMarked) {
                 if (window_is_marker_free()) return Outcome::switch_to_plain;
+                if (window_offered()) return Outcome::window_offered;
+            }
         }
     }
 
 private:
     std::uint64_t output_offset() const noexcept { return output_base_ + out_.output_size(); }
+
+    /// Marked mode: the window for this chunk's start has been offered.
+    bool window_offered() const noexcept {
+        return limits_.window_offer && limits_.window_offer->start_bit.load(std::memory_order_acquire) ==
+                                           progress_.boundaries.front().bit_offset;
+    }
 
     DecodeStatus decode_block(BlockType type) {
         switch (type) {
@@ -210,6 +247,11 @@ private:
         DecodeStatus status = DecodeStatus::ok;
         for (;;) {
             const Symbol* fast_end = out_.capacity_end() - kFastLoopMaxOutput;
+            // Marked mode with a window that may be offered: the fast loop stops every
+            // kOfferCheckInterval symbols to look (a load, not a test per symbol).
+            if constexpr (kMarked)
+                if (limits_.window_offer && std::size_t(fast_end - out) > kOfferCheckInterval)
+                    fast_end = out + kOfferCheckInterval;
             // Each iteration starts with a full buffer and the entry for its first bits
             // already looked up (the lookup for the next iteration is issued before the
             // refill and the match copy, so its latency overlaps theirs).
@@ -273,8 +315,16 @@ private:
                 copy_match_fast(out, dist, length);
                 out += length;
             }
-            // Out of room or near the input's end.
+            // Out of room or near the input's end (or, marked, time to look for a window).
             out_.set_end(out);
+            if constexpr (kMarked) {
+                if (window_offered()) {
+                    // Stopped between two symbols: the plain decoder goes on from here.
+                    reader_ = in;
+                    mid_block_ = Outcome::window_offered_mid_block;
+                    return DecodeStatus::ok;
+                }
+            }
             if (output_offset() > limits_.max_output) {
                 status = DecodeStatus::output_limit;
                 break;
@@ -353,6 +403,8 @@ private:
     // Marked mode: indices into out_ (history included); the history is all markers.
     std::size_t scanned_to_ = kWindowSize;
     std::size_t last_marker_end_ = kWindowSize;
+    // decode_huffman left its block for the plain decoder (stopped: it did not).
+    Outcome mid_block_ = Outcome::stopped;
 };
 
 }  // namespace
@@ -398,16 +450,37 @@ void DeflateDecoder::decode_marked(std::span<const std::uint8_t> input, std::uin
     chunk.plain.clear();
     BitReader reader(input, start_bit);
     using Outcome = ChunkDecoder<std::uint16_t>::Outcome;
-    if (ChunkDecoder<std::uint16_t>(reader, chunk.marked, *tables_, limits, chunk, 0).decode_blocks() !=
-        Outcome::switch_to_plain)
-        return;
-    // The last 32 KiB are bytes: they are the plain decoder's window.
-    const std::span<const std::uint16_t> tail = chunk.marked.output().last(kWindowSize);
+    const Outcome outcome = ChunkDecoder<std::uint16_t>(reader, chunk.marked, *tables_, limits, chunk, 0).decode_blocks();
+    const bool mid_block = outcome == Outcome::window_offered_mid_block;
+    if (outcome != Outcome::switch_to_plain && outcome != Outcome::window_offered && !mid_block) return;
+    // The plain decoder's window: the last 32 KiB, bytes already (no marker left), or
+    // resolved with the window offered.
+    const std::span<const std::uint16_t> tail =
+        chunk.marked.output().last(std::min(kWindowSize, chunk.marked.output_size()));
     std::array<std::uint8_t, kWindowSize> window;
-    std::copy(tail.begin(), tail.end(), window.begin());
-    chunk.plain.reset(window, limits.expected_output > chunk.size() ? limits.expected_output - chunk.size() : 0);
+    std::size_t window_size = tail.size();
+    if (outcome == Outcome::switch_to_plain) {
+        std::copy(tail.begin(), tail.end(), window.begin());
+    } else {
+        // With fewer than 32 KiB decoded, the offered bytes' end comes first.
+        const std::span<const std::uint8_t> before = limits.window_offer->bytes.last(
+            std::min(limits.window_offer->bytes.size(), kWindowSize - tail.size()));
+        std::copy(before.begin(), before.end(), window.begin());
+        if (!resolve_markers(tail, limits.window_offer->bytes, std::span(window).subspan(before.size(), tail.size()))) {
+            chunk.status = DecodeStatus::distance_too_far;
+            return;
+        }
+        window_size = before.size() + tail.size();
+    }
+    chunk.plain.reset(std::span(window).first(window_size),
+                      limits.expected_output > chunk.size() ? limits.expected_output - chunk.size() : 0);
     chunk.switched_to_plain = true;
-    ChunkDecoder<std::uint8_t>(reader, chunk.plain, *tables_, limits, chunk, chunk.marked.output_size()).decode_blocks();
+    if (limits.window_offer) {
+        limits.window_offer->marked_part_final.store(true, std::memory_order_release);
+        limits.window_offer->marked_part_final.notify_all();
+    }
+    ChunkDecoder<std::uint8_t>(reader, chunk.plain, *tables_, limits, chunk, chunk.marked.output_size())
+        .decode_blocks(mid_block);
 }
 
 }  // namespace flowdeflate::inflate

@@ -34,6 +34,7 @@
 #include "inflate/decode_status.hpp"
 #include "inflate/history_buffer.hpp"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -57,6 +58,23 @@ struct BlockBoundary {
 
 inline constexpr std::uint64_t kNoStopBit = std::numeric_limits<std::uint64_t>::max();
 
+/// The window of a marked decoding, offered while it runs: in parallel decompression the
+/// main line reaches a worker's chunk before the worker is done, and then knows the 32 KiB
+/// before it.  The worker takes it at its next block end: it resolves its last 32 KiB with
+/// it and goes on in plain mode, so the rest of the chunk is bytes (nothing to resolve).
+struct WindowOffer {
+    /// The chunk start the window belongs to (kNoStopBit: none yet); stored after bytes
+    /// (release).  A decoding that started elsewhere (another candidate) ignores it.
+    std::atomic<std::uint64_t> start_bit{kNoStopBit};
+    /// The bytes before that start (the last 32 KiB are used); set before start_bit, kept
+    /// alive and unchanged by the offerer until the decoding has ended.
+    std::span<const std::uint8_t> bytes;
+    /// Set (release, waiters notified) once the decoding has switched to plain mode: from
+    /// then on its marked part is final, and the offerer may read (and resolve) it while
+    /// the plain part is still being decoded.
+    std::atomic<bool> marked_part_final{false};
+};
+
 struct DecodeLimits {
     /// Stop before the first block whose header starts at or after this bit.
     std::uint64_t stop_bit = kNoStopBit;
@@ -65,6 +83,12 @@ struct DecodeLimits {
     std::size_t max_output = std::numeric_limits<std::size_t>::max();
     /// Initial output capacity; the buffer grows geometrically beyond it.
     std::size_t expected_output = 0;
+    /// When set, the start bit is stored here (release, waiters notified) as soon as the
+    /// first block has decoded without an error: an early sign, for a thread waiting on a
+    /// speculative chunk, of where that chunk will most likely start.
+    std::atomic<std::uint64_t>* first_block_decoded = nullptr;
+    /// Marked mode: a window that may arrive while decoding (see WindowOffer).
+    WindowOffer* window_offer = nullptr;
 };
 
 /// What both modes report.
@@ -108,7 +132,8 @@ struct MarkedChunk : DecodeProgress {
     [[nodiscard]] std::size_t split_offset() const noexcept { return marked.output_size(); }
     [[nodiscard]] std::size_t size() const noexcept { return marked.output_size() + plain.output_size(); }
 
-    /// Plain mode took over (the last 32 KiB at some block end held no marker).
+    /// Plain mode took over (the last 32 KiB at some block end held no marker, or a window
+    /// was offered).
     bool switched_to_plain = false;
 };
 

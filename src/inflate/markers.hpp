@@ -35,7 +35,8 @@ inline constexpr std::uint16_t kFirstMarker = 32768;
 /// byte of @p window: the bytes that precede the chunk, the last of them just before it.
 /// A window shorter than 32 KiB (the chunk starts within 32 KiB of the stream's start) is
 /// aligned at its end.  Returns false, with @p out unspecified, when a marker names a byte
-/// before the window's start or the sizes differ.
+/// before the window's start or the sizes differ.  @p out may start where @p marked does
+/// (resolving in place: the bytes then fill the front half of the symbols' storage).
 bool resolve_markers(std::span<const std::uint16_t> marked, std::span<const std::uint8_t> window,
                      std::span<std::uint8_t> out) noexcept;
 

@@ -27,15 +27,14 @@ std::optional<std::uint64_t> past_stored_block(DeflateDecoder& decoder, BlockFin
 }  // namespace
 
 std::optional<std::uint64_t> speculate(DeflateDecoder& decoder, std::span<const std::uint8_t> input,
-                                       std::uint64_t begin_bit, std::uint64_t end_bit, std::size_t max_output,
+                                       std::uint64_t begin_bit, std::uint64_t end_bit, DecodeLimits limits,
                                        MarkedChunk& out) {
     BlockFinder finder(input);
-    DecodeLimits limits;
     limits.stop_bit = end_bit;
-    limits.max_output = max_output;
     // A region of compressed bytes decodes to a few times as much: one allocation, which a
     // reused chunk keeps.
-    limits.expected_output = std::min<std::size_t>(max_output, std::size_t((end_bit - begin_bit) / 8) * 4);
+    if (limits.expected_output == 0)
+        limits.expected_output = std::min<std::size_t>(limits.max_output, std::size_t((end_bit - begin_bit) / 8) * 4);
     for (std::uint64_t from = begin_bit; from < end_bit;) {
         const std::optional<std::uint64_t> candidate = finder.find(from, end_bit);
         if (!candidate) break;

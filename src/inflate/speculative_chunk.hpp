@@ -23,10 +23,15 @@ namespace flowdeflate::inflate {
 /// Decodes region [@p begin_bit, @p end_bit) of @p input as described above into @p out
 /// (its buffers reused: a caller that recycles chunks page-faults nothing once they are
 /// large enough); returns the block boundary where decoding started, or nullopt when no
-/// candidate in the region decodes.  @p max_output bounds a candidate's output (a false
-/// one must not run away with memory).
+/// candidate in the region decodes.  @p limits: max_output bounds a candidate's output (a
+/// false one must not run away with memory); expected_output sizes the buffers (0: four
+/// times the region's bytes); first_block_decoded, when set, receives each candidate's
+/// start once its first block has decoded (usually the start returned, well before the
+/// region is done; a candidate that fails later is replaced by the next one that gets that
+/// far); window_offer, when set, is a window that may arrive while decoding.  Its stop_bit
+/// is replaced by @p end_bit.
 [[nodiscard]] std::optional<std::uint64_t> speculate(DeflateDecoder& decoder, std::span<const std::uint8_t> input,
                                                      std::uint64_t begin_bit, std::uint64_t end_bit,
-                                                     std::size_t max_output, MarkedChunk& out);
+                                                     DecodeLimits limits, MarkedChunk& out);
 
 }  // namespace flowdeflate::inflate

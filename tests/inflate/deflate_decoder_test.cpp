@@ -7,6 +7,11 @@
 //   InflateMarked     from every block boundary of a stream, marked decoding resolved with
 //                     the true preceding 32 KiB gives exactly the true remainder; the
 //                     switch to plain mode happens and its split point is right.
+//   InflateOffer      a window offered while marked decoding runs (WindowOffer): taken at
+//                     the next look (within a block too), the rest decoded in plain mode,
+//                     the whole still exact; an offer for another start is ignored; a
+//                     short window (near the stream's start) works; the first decoded
+//                     block's start is published.
 //   InflateStop       stop_bit stops before the first block at or after it.
 //   InflateChunked    streams cut at boundaries into chunks, decoded independently (the
 //                     first plain, the rest marked, into one reused MarkedChunk) and
@@ -19,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 namespace {
@@ -47,6 +53,26 @@ void expect_round_trip(std::span<const std::uint8_t> compressed, std::span<const
     EXPECT_EQ(chunk.boundaries.front().bit_offset, 0u);
     EXPECT_TRUE(chunk.boundaries.back().is_final);
 }
+
+/// A stream and one of its block boundaries: where a worker would start marked decoding.
+struct FromBoundary {
+    fdt::Bytes data, compressed;
+    BlockBoundary start;
+
+    FromBoundary(fdt::Bytes d, fdt::Bytes c, std::size_t index) : data(std::move(d)), compressed(std::move(c)) {
+        const PlainChunk whole = decode_whole(compressed, data.size());
+        start = whole.boundaries.at(index);
+    }
+    /// The (up to) 32 KiB before the boundary.
+    [[nodiscard]] std::span<const std::uint8_t> window() const {
+        return std::span(data).first(start.output_offset).last(std::min<std::size_t>(kWindowSize, start.output_offset));
+    }
+    /// The data from the boundary on equals @p bytes.
+    void expect_rest(const Bytes& bytes) const {
+        ASSERT_EQ(bytes.size(), data.size() - start.output_offset);
+        EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), data.begin() + std::ptrdiff_t(start.output_offset)));
+    }
+};
 
 // ---- plain ------------------------------------------------------------------------------
 
@@ -159,13 +185,10 @@ TEST(InflateMarked, EveryBoundaryOfZlibStreams) {
 TEST(InflateMarked, SwitchesToPlainAndDecodesToTheEnd) {
     // (The synthetic text and source generators draw words from one fixed list, so their
     // markers never die out; mixed data, like most real data, loses them.)
-    const fdt::Bytes data = fdt::generate(fdt::Kind::mixed, 3 * MiB, 21);
-    const fdt::Bytes compressed = deflate_ours(data, 6);
-    const PlainChunk whole = decode_whole(compressed, data.size());
-    ASSERT_GE(whole.boundaries.size(), 4u);
-    const BlockBoundary start = whole.boundaries[2];
+    fdt::Bytes data = fdt::generate(fdt::Kind::mixed, 3 * MiB, 21);
+    const FromBoundary c(data, deflate_ours(data, 6), 2);
     DeflateDecoder decoder;
-    const MarkedChunk chunk = decoder.decode_marked(compressed, start.bit_offset);
+    const MarkedChunk chunk = decoder.decode_marked(c.compressed, c.start.bit_offset);
     ASSERT_TRUE(chunk.ok());
     EXPECT_TRUE(chunk.final_block_ended);
     ASSERT_TRUE(chunk.switched_to_plain);
@@ -175,9 +198,7 @@ TEST(InflateMarked, SwitchesToPlainAndDecodesToTheEnd) {
     // The split is at a block boundary.
     EXPECT_TRUE(std::any_of(chunk.boundaries.begin(), chunk.boundaries.end(),
                             [&](const BlockBoundary& b) { return b.output_offset == chunk.split_offset(); }));
-    const Bytes resolved = resolve(chunk, std::span(data).first(start.output_offset).last(kWindowSize));
-    ASSERT_EQ(resolved.size(), data.size() - start.output_offset);
-    EXPECT_TRUE(std::equal(resolved.begin(), resolved.end(), data.begin() + std::ptrdiff_t(start.output_offset)));
+    c.expect_rest(resolve(chunk, c.window()));
 }
 
 TEST(InflateMarked, ResolveRejectsMarkersBeforeAShortWindow) {
@@ -190,6 +211,75 @@ TEST(InflateMarked, ResolveRejectsMarkersBeforeAShortWindow) {
     EXPECT_EQ(out[2], 'x');
     const std::uint16_t too_far[] = {marker_for(kWindowSize - 4)};
     EXPECT_FALSE(resolve_markers(too_far, window, std::span(out).first(1)));
+}
+
+TEST(InflateMarked, ResolvesInPlace) {
+    // The bytes may overwrite the symbols' own storage (parallel_inflate does that).
+    fdt::Bytes data = fdt::generate(fdt::Kind::text, 600 * KiB, 8);
+    const FromBoundary c(data, deflate_ours(data, 6), 1);
+    DeflateDecoder decoder;
+    MarkedChunk chunk = decoder.decode_marked(c.compressed, c.start.bit_offset);
+    ASSERT_TRUE(chunk.ok());
+    const auto marked = chunk.marked_symbols();
+    ASSERT_NE(end_of_last_marker(marked), 0u);
+    Bytes apart(marked.size());
+    ASSERT_TRUE(resolve_markers(marked, c.window(), apart));
+    auto* in_place = reinterpret_cast<std::uint8_t*>(chunk.marked.begin() + chunk.marked.history_size());
+    ASSERT_TRUE(resolve_markers(marked, c.window(), {in_place, marked.size()}));
+    EXPECT_TRUE(std::equal(apart.begin(), apart.end(), in_place));
+    c.expect_rest(apart);
+}
+
+// ---- window offers ----------------------------------------------------------------------------
+
+// Decodes @p c with its window offered for its start + @p offered_start_delta; checks the
+// result and the first block's publication, and returns it.
+MarkedChunk decode_with_offer(const FromBoundary& c, std::uint64_t offered_start_delta, WindowOffer& offer) {
+    offer.bytes = c.window();
+    offer.start_bit.store(c.start.bit_offset + offered_start_delta);
+    std::atomic<std::uint64_t> first_block{kNoStopBit};
+    DecodeLimits limits;
+    limits.window_offer = &offer;
+    limits.first_block_decoded = &first_block;
+    DeflateDecoder decoder;
+    MarkedChunk chunk;
+    decoder.decode_marked(c.compressed, c.start.bit_offset, limits, chunk);
+    EXPECT_TRUE(chunk.ok());
+    EXPECT_EQ(first_block.load(), c.start.bit_offset);
+    c.expect_rest(resolve(chunk, c.window()));
+    return chunk;
+}
+
+TEST(InflateOffer, TakenWithinTheFirstBlockAndExact) {
+    // Text keeps its markers to the end: without the offer all of it would stay marked.
+    fdt::Bytes data = fdt::generate(fdt::Kind::text, 2 * MiB, 12);
+    WindowOffer offer;
+    const MarkedChunk chunk = decode_with_offer(FromBoundary(data, deflate_ours(data, 6), 1), 0, offer);
+    ASSERT_TRUE(chunk.switched_to_plain);
+    EXPECT_TRUE(offer.marked_part_final.load());
+    // The first look comes after at most 32 Ki symbols and one fast-loop step, inside the
+    // first block (libdeflate's blocks at level 6 are longer than that).
+    EXPECT_LE(chunk.split_offset(), 33 * KiB);
+    EXPECT_GT(chunk.boundaries.size(), 1u);
+    EXPECT_GT(chunk.boundaries[1].output_offset, chunk.split_offset());
+}
+
+TEST(InflateOffer, ForAnotherStartIsIgnored) {
+    fdt::Bytes data = fdt::generate(fdt::Kind::text, 1 * MiB, 13);
+    WindowOffer offer;
+    const MarkedChunk chunk = decode_with_offer(FromBoundary(data, deflate_ours(data, 6), 1), 1, offer);
+    EXPECT_FALSE(chunk.switched_to_plain);
+    EXPECT_EQ(chunk.split_offset(), chunk.size());
+}
+
+TEST(InflateOffer, ShortWindowNearTheStreamStart) {
+    // Blocks of a few KiB (zlib, small buffers): the second starts well within 32 KiB.
+    fdt::Bytes data = fdt::generate(fdt::Kind::text, 400 * KiB, 14);
+    const FromBoundary c(data, deflate_zlib(data, {6, 0, 4096, Zlib::sync_flush}), 1);
+    ASSERT_LT(c.start.output_offset, kWindowSize);
+    WindowOffer offer;
+    const MarkedChunk chunk = decode_with_offer(c, 0, offer);
+    EXPECT_TRUE(chunk.switched_to_plain);
 }
 
 // ---- stop_bit -------------------------------------------------------------------------------
