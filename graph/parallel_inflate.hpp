@@ -1,22 +1,21 @@
 // parallel_inflate.hpp - decompression of any gzip file on several cores.
 //
-// The method is rapidgzip's (Knespel & Brunst, HPDC 2023): workers jump into the
-// compressed stream, find a block start (BlockFinder) and decode from there without the
-// 32 KiB window, writing markers where a back-reference reaches into it (DeflateDecoder's
-// marked mode).  What differs is who joins the pieces.  Here one *main line* decodes the
-// stream in order with ISA-L, the fastest decoder available, and whenever it reaches a
-// region a worker has, it stops at that stretch's first block boundary (exactly:
-// IsalLine checks it; the worker says where as soon as its first block has decoded),
-// resolves the worker's markers with the window it has, writes the stretch and starts
-// again after it.  If the worker is not done yet, the main line hands it the window
-// (inflate::WindowOffer): the worker goes on in plain mode from its next 32 Ki symbols,
-// the main line resolves the marked part meanwhile, then waits for the rest.  A region no
-// worker has started yet is taken back and decoded by the main line.  How many regions the
-// main line decodes between two of the workers' follows the measured speeds of both
-// (a worker's stretch, with its markers, costs more per byte than ISA-L), so that a
-// worker's region is done about when the main line gets there.  The output is the in-order
-// decoding of the true stream whatever the timing: a stretch is used only from an exact
-// boundary, and a false block-start candidate cannot change a byte.
+// The method follows rapidgzip (Knespel & Brunst, HPDC 2023): workers jump into the
+// compressed stream and find a block start (BlockFinder).  What differs is what they
+// produce and who joins the pieces.  A worker decodes its region into LZ77 tokens
+// (DeflateDecoder::decode_tokens: literals and (length, distance) pairs, no copies), which
+// need no window at all, instead of bytes with markers for the unknown window that a
+// second pass must resolve.  One *main line* decodes the stream in order with ISA-L, the
+// fastest decoder available, and whenever it reaches a region a worker has, it stops at
+// that stretch's first block boundary (exactly: IsalLine checks it; the worker says where
+// as soon as its first block has decoded), waits for the worker if need be, replays the
+// tokens against the window it has (the copies alone: a fraction of decoding), writes the
+// bytes and starts ISA-L again after them.  A region no worker has started yet is taken
+// back and decoded by the main line.  How many regions the main line decodes between two
+// of the workers' follows the measured speeds, so that a worker's region is done about
+// when the main line gets there.  The output is the in-order decoding of the true stream
+// whatever the timing: a stretch is used only from an exact boundary, and a false
+// block-start candidate cannot change a byte.
 //
 // Workers are a flow graph's function_node (concurrency threads - 1) on their own arena;
 // the main line runs on the calling thread, which also writes (the sink) and checks each
@@ -39,12 +38,10 @@ struct ParallelInflateStats {
     std::uint64_t used = 0;           ///< worker stretches written
     std::uint64_t failed_stops = 0;   ///< stretches the main line could not stop at (not used)
     std::uint64_t worker_output = 0;  ///< bytes written from workers' stretches
-    std::uint64_t main_resolved = 0;  ///< stretches the main line resolved itself (no worker free)
     std::uint64_t cancelled = 0;      ///< regions the main line took back (no worker had started)
     std::uint64_t waits = 0;          ///< times the main line waited for a worker to finish
-    std::uint64_t offers = 0;         ///< windows offered to a worker still decoding
     double wait_seconds = 0;          ///< the main line's time waiting for workers
-    std::uint64_t lead = 0;           ///< regions ahead of the main line a worker starts (last)
+    std::uint64_t lead = 0;           ///< regions the main line decodes between the workers' (last)
 };
 
 struct ParallelInflateOptions {

@@ -10,15 +10,18 @@
 //   inflate/resolve/L6/<file>     resolve_markers over that marked chunk's marked part
 //                                 (speed in bytes of it; tiny when plain mode took over
 //                                 early)
+//   inflate/tokens/L6/<file>      DeflateDecoder::decode_tokens from bit 0 (LZ77 tokens, no
+//                                 copies), into a reused chunk; counter sequences
+//   inflate/replay/L6/<file>      replay_tokens of that chunk into a reused buffer (checked
+//                                 against the input)
 //   inflate/libdeflate/L6/<file>  libdeflate_deflate_decompress (the system library;
 //                                 reused decompressor, reused output buffer)
 //   inflate/isal/L6/<file>        isal_inflate_stateless (raw DEFLATE, reused buffer)
 //   gunzip/p<N>/L6/<file>         graph::parallel_gunzip of the same stream as gzip with
 //                                 N threads (the -d -pN path, sink discarding); counters:
 //                                 the share of the output written from workers' stretches,
-//                                 stretches used, failed stops, stretches the main line
-//                                 resolved itself, regions it took back, its waits for
-//                                 workers (count, ms) and the last lead
+//                                 stretches used, failed stops, regions the main line took
+//                                 back, its waits for workers (count, ms) and the last gap
 //   find/L6/<file>                BlockFinder::find over 4 MiB of the compressed stream
 //                                 from its middle, every candidate enumerated; speed in
 //                                 compressed bytes scanned; counter candidates
@@ -113,6 +116,32 @@ void bm_marked(benchmark::State& state, const Stream* s) {
     state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(limits.expected_output));
 }
 
+void bm_tokens(benchmark::State& state, const Stream* s) {
+    DeflateDecoder decoder;
+    DecodeLimits limits;
+    limits.expected_output = s->original.size();
+    TokenChunk chunk;
+    for (auto _ : state) {
+        decoder.decode_tokens(s->compressed, 0, limits, chunk);
+        check(chunk.ok() && chunk.size() == s->original.size(), "token decode failed");
+    }
+    state.counters["sequences"] = double(chunk.sequences.output_size());
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(s->original.size()));
+}
+
+void bm_replay(benchmark::State& state, const Stream* s) {
+    DeflateDecoder decoder;
+    TokenChunk chunk;
+    decoder.decode_tokens(s->compressed, 0, {}, chunk);
+    Bytes out(s->original.size() + kReplaySlack);
+    for (auto _ : state) {
+        check(replay_tokens(chunk, out.data(), 0), "replay failed");
+        benchmark::DoNotOptimize(out.data());
+    }
+    check(std::equal(s->original.begin(), s->original.end(), out.begin()), "replay differs");
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(s->original.size()));
+}
+
 void bm_resolve(benchmark::State& state, const Stream* s) {
     DeflateDecoder decoder;
     const PlainChunk whole = decoder.decode_plain(s->compressed, 0, {});
@@ -177,7 +206,6 @@ void bm_gunzip(benchmark::State& state, const Stream* s, int threads) {
     state.counters["used"] = double(stats.used);
     state.counters["speculated"] = double(stats.speculated);
     state.counters["failed_stops"] = double(stats.failed_stops);
-    state.counters["main_resolved"] = double(stats.main_resolved);
     state.counters["cancelled"] = double(stats.cancelled);
     state.counters["waits"] = double(stats.waits);
     state.counters["wait_ms"] = 1e3 * stats.wait_seconds;
@@ -189,23 +217,19 @@ void bm_speculate(benchmark::State& state, const Stream* s) {
     // Every 512 KiB region of the stream as a worker decodes it (no window ever offered).
     constexpr std::uint64_t kRegionBits = std::uint64_t(512) << 13;
     DeflateDecoder decoder;
-    MarkedChunk chunk;
-    std::size_t output = 0, marked = 0;
+    TokenChunk chunk;
+    std::size_t output = 0;
     for (auto _ : state) {
-        output = marked = 0;
+        output = 0;
         for (std::uint64_t begin = 0; begin < s->compressed.size() * 8; begin += kRegionBits) {
             DecodeLimits limits;
             limits.max_output = std::size_t(8) << 20;
             const auto start = speculate(decoder, s->compressed, begin,
                                          std::min<std::uint64_t>(begin + kRegionBits, s->compressed.size() * 8),
                                          limits, chunk);
-            if (start) {
-                output += chunk.size();
-                marked += chunk.split_offset();
-            }
+            if (start) output += chunk.size();
         }
     }
-    state.counters["marked_pct"] = 100.0 * double(marked) / double(output);
     state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(output));
 }
 
@@ -237,6 +261,8 @@ int main(int argc, char** argv) {
             benchmark::RegisterBenchmark(("inflate/plain" + tail).c_str(), bm_plain, s)->UseRealTime();
             benchmark::RegisterBenchmark(("inflate/marked" + tail).c_str(), bm_marked, s)->UseRealTime();
             benchmark::RegisterBenchmark(("inflate/resolve" + tail).c_str(), bm_resolve, s)->UseRealTime();
+            benchmark::RegisterBenchmark(("inflate/tokens" + tail).c_str(), bm_tokens, s)->UseRealTime();
+            benchmark::RegisterBenchmark(("inflate/replay" + tail).c_str(), bm_replay, s)->UseRealTime();
             benchmark::RegisterBenchmark(("inflate/libdeflate" + tail).c_str(), bm_libdeflate, s)->UseRealTime();
             benchmark::RegisterBenchmark(("inflate/isal" + tail).c_str(), bm_isal, s)->UseRealTime();
             for (const int threads : {2, 3})

@@ -56,8 +56,6 @@ using namespace entry_flag;
 
 /// Most elements one fast-loop iteration writes: three literals, or a longest match.
 constexpr std::size_t kFastLoopMaxOutput = core::kMaxMatchLen + 3;
-/// Marked mode with a WindowOffer: symbols between two looks at it inside a block.
-constexpr std::size_t kOfferCheckInterval = std::size_t(32) << 10;
 /// Input bytes one fast-loop iteration may move past its first word load (its second
 /// refill), so that every load in the iteration stays inside the input.
 constexpr std::size_t kFastLoopInputAhead = 16;
@@ -122,54 +120,52 @@ inline void copy_match_exact(Symbol* dst, std::size_t distance, std::size_t leng
 
 // ---- the chunk decoder ----------------------------------------------------------------------
 
-/// Decodes blocks into one HistoryBuffer<Symbol>; see the file comment.
+/// Token mode's state inside a Huffman block: where the next match goes, where the
+/// current literal run began, and the bytes the matches have produced so far.
 template <class Symbol>
+struct TokenCursor {
+    Sequence* seq = nullptr;
+    Symbol* run_begin = nullptr;
+    std::uint64_t matched = 0;
+};
+
+/// Decodes blocks into one HistoryBuffer<Symbol>; see the file comment.  With kTokens
+/// (bytes only), the buffer receives the literals alone and each match becomes a Sequence
+/// instead of a copy.
+template <class Symbol, bool kTokens = false>
 class ChunkDecoder {
 public:
     static constexpr bool kMarked = std::is_same_v<Symbol, std::uint16_t>;
+    static_assert(!kTokens || !kMarked);
 
     enum class Outcome {
         stopped,
         final_block,
         error,
         switch_to_plain,  // at a block end: the last 32 KiB hold no marker
-        window_offered,   // at a block end
-        window_offered_mid_block,
     };
 
     ChunkDecoder(BitReader& reader, HistoryBuffer<Symbol>& out, DeflateDecoder::Tables& tables,
-                 const DecodeLimits& limits, DecodeProgress& progress, std::size_t output_base)
+                 const DecodeLimits& limits, DecodeProgress& progress, std::size_t output_base,
+                 HistoryBuffer<Sequence>* sequences = nullptr)
         : reader_(reader), out_(out), tables_(tables), limits_(limits), progress_(progress),
-          output_base_(output_base) {}
+          output_base_(output_base), sequences_(sequences) {}
 
-    /// Decodes blocks from the reader's position; with @p resume, first the rest of the
-    /// Huffman block a marked decoder left at a symbol boundary (a *_mid_block outcome:
-    /// the last boundary listed, its tables still in place).
-    Outcome decode_blocks(bool resume = false) {
+    /// Token mode: the bytes the matches produced (the literals are out_'s output).
+    [[nodiscard]] std::uint64_t matched() const noexcept { return matched_; }
+
+    Outcome decode_blocks() {
         for (;;) {
-            bool is_final = false;
-            DecodeStatus status = DecodeStatus::ok;
-            if (resume) {
-                resume = false;
-                const BlockBoundary& block = progress_.boundaries.back();
-                is_final = block.is_final;
-                status = block.type == BlockType::static_huffman
-                             ? decode_huffman(tables_.fixed_litlen, tables_.fixed_distance)
-                             : decode_huffman(tables_.litlen, tables_.distance);
-            } else {
-                const std::uint64_t header_bit = reader_.bit_position();
-                if (header_bit >= limits_.stop_bit) {
-                    progress_.end_bit = header_bit;
-                    return Outcome::stopped;
-                }
-                reader_.refill();
-                is_final = reader_.read(1) != 0;
-                const auto type = static_cast<BlockType>(reader_.read(2));
-                progress_.boundaries.push_back({header_bit, output_offset(), type, is_final});
-                status = decode_block(type);
+            const std::uint64_t header_bit = reader_.bit_position();
+            if (header_bit >= limits_.stop_bit) {
+                progress_.end_bit = header_bit;
+                return Outcome::stopped;
             }
-            if constexpr (kMarked)
-                if (mid_block_ != Outcome::stopped) return mid_block_;
+            reader_.refill();
+            const bool is_final = reader_.read(1) != 0;
+            const auto type = static_cast<BlockType>(reader_.read(2));
+            progress_.boundaries.push_back({header_bit, output_offset(), type, is_final});
+            DecodeStatus status = decode_block(type);
             if (status == DecodeStatus::ok && reader_.truncated()) status = DecodeStatus::truncated;
             progress_.end_bit = reader_.bit_position();
             if (status != DecodeStatus::ok) {
@@ -184,20 +180,15 @@ public:
                 progress_.final_block_ended = true;
                 return Outcome::final_block;
             }
-            if constexpr (kMarked) {
+            if constexpr (kMarked)
                 if (window_is_marker_free()) return Outcome::switch_to_plain;
-                if (window_offered()) return Outcome::window_offered;
-            }
         }
     }
 
 private:
-    std::uint64_t output_offset() const noexcept { return output_base_ + out_.output_size(); }
-
-    /// Marked mode: the window for this chunk's start has been offered.
-    bool window_offered() const noexcept {
-        return limits_.window_offer && limits_.window_offer->start_bit.load(std::memory_order_acquire) ==
-                                           progress_.boundaries.front().bit_offset;
+    std::uint64_t output_offset() const noexcept {
+        if constexpr (kTokens) return output_base_ + out_.output_size() + matched_;
+        return output_base_ + out_.output_size();
     }
 
     DecodeStatus decode_block(BlockType type) {
@@ -244,14 +235,19 @@ private:
         out_.ensure_room(kFastLoopMaxOutput);
         Symbol* out = out_.end();
         const Symbol* begin = out_.begin();
+        // Token mode (locals, so that byte stores do not force reloads).
+        TokenCursor<Symbol> tok;
+        [[maybe_unused]] const Sequence* seq_fast_end = nullptr;
+        if constexpr (kTokens) load_cursor(tok);
         DecodeStatus status = DecodeStatus::ok;
         for (;;) {
             const Symbol* fast_end = out_.capacity_end() - kFastLoopMaxOutput;
-            // Marked mode with a window that may be offered: the fast loop stops every
-            // kOfferCheckInterval symbols to look (a load, not a test per symbol).
-            if constexpr (kMarked)
-                if (limits_.window_offer && std::size_t(fast_end - out) > kOfferCheckInterval)
-                    fast_end = out + kOfferCheckInterval;
+            if constexpr (kTokens) {
+                sequences_->set_end(tok.seq);  // the careful path may have added one
+                sequences_->ensure_room(2);
+                tok.seq = sequences_->end();
+                seq_fast_end = sequences_->capacity_end() - 1;
+            }
             // Each iteration starts with a full buffer and the entry for its first bits
             // already looked up (the lookup for the next iteration is issued before the
             // refill and the match copy, so its latency overlaps theirs).
@@ -260,7 +256,8 @@ private:
                 in.refill_from_word();
                 entry = litlen.lookup(in.buffer());
             }
-            while (out <= fast_end && in.can_refill_from_word(kFastLoopInputAhead)) {
+            while (out <= fast_end && in.can_refill_from_word(kFastLoopInputAhead) &&
+                   (!kTokens || tok.seq < seq_fast_end)) {
                 if (entry & kLiteral) {
                     in.consume(entry_bits(entry));
                     *out++ = Symbol(entry_value(entry));
@@ -308,23 +305,20 @@ private:
                 const std::uint32_t dist = entry_base_plus_extra(entry, bits);
                 in.refill_from_word();
                 entry = litlen.lookup(in.buffer());
-                if (dist > std::size_t(out - begin)) [[unlikely]] {
+                if (dist > reach(out, begin, tok)) [[unlikely]] {
                     status = DecodeStatus::distance_too_far;
                     goto block_end;
                 }
-                copy_match_fast(out, dist, length);
-                out += length;
-            }
-            // Out of room or near the input's end (or, marked, time to look for a window).
-            out_.set_end(out);
-            if constexpr (kMarked) {
-                if (window_offered()) {
-                    // Stopped between two symbols: the plain decoder goes on from here.
-                    reader_ = in;
-                    mid_block_ = Outcome::window_offered_mid_block;
-                    return DecodeStatus::ok;
+                if constexpr (kTokens) {
+                    record_match(out, tok, length, dist);
+                } else {
+                    copy_match_fast(out, dist, length);
+                    out += length;
                 }
             }
+            // Out of room or near the input's end.
+            out_.set_end(out);
+            if constexpr (kTokens) store_cursor(tok);
             if (output_offset() > limits_.max_output) {
                 status = DecodeStatus::output_limit;
                 break;
@@ -332,20 +326,53 @@ private:
             out_.ensure_room(kFastLoopMaxOutput);
             out = out_.end();
             begin = out_.begin();
+            if constexpr (kTokens) {
+                sequences_->ensure_room(2);
+                load_cursor(tok);
+            }
             if (in.can_refill_from_word(kFastLoopInputAhead)) continue;
             bool end_of_block = false;
-            status = decode_symbol_carefully(in, out, begin, litlen, distance, end_of_block);
+            status = decode_symbol_carefully(in, out, begin, tok, litlen, distance, end_of_block);
             if (status != DecodeStatus::ok || end_of_block) break;
         }
     block_end:
         out_.set_end(out);
+        if constexpr (kTokens) store_cursor(tok);
         reader_ = in;
         return status;
+    }
+
+    /// How far back a match may reach from @p out: the history and output so far; in
+    /// token mode the literals, the matched bytes and the 32 KiB before the chunk.
+    [[gnu::always_inline]] static std::size_t reach(const Symbol* out, const Symbol* begin,
+                                                    const TokenCursor<Symbol>& tok) noexcept {
+        if constexpr (kTokens) return std::size_t(out - begin) + std::size_t(tok.matched) + kWindowSize;
+        return std::size_t(out - begin);
+    }
+
+    /// Token mode: a match after the literals since the last one.
+    [[gnu::always_inline]] static void record_match(Symbol* out, TokenCursor<Symbol>& tok, std::uint32_t length,
+                                                    std::uint32_t dist) noexcept {
+        *tok.seq++ = Sequence{std::uint32_t(out - tok.run_begin), std::uint16_t(length), std::uint16_t(dist)};
+        tok.run_begin = out;
+        tok.matched += length;
+    }
+
+    void load_cursor(TokenCursor<Symbol>& tok) {
+        tok.seq = sequences_->end();
+        tok.run_begin = out_.begin() + run_begin_;
+        tok.matched = matched_;
+    }
+    void store_cursor(const TokenCursor<Symbol>& tok) {
+        sequences_->set_end(tok.seq);
+        run_begin_ = std::size_t(tok.run_begin - out_.begin());
+        matched_ = tok.matched;
     }
 
     /// One literal, match or end of block, with checked refills and an exact copy.  The
     /// caller guarantees kFastLoopMaxOutput elements of room.
     [[gnu::always_inline]] static DecodeStatus decode_symbol_carefully(BitReader& in, Symbol*& out, const Symbol* begin,
+                                                                      TokenCursor<Symbol>& tok,
                                                                       const LitlenDecodeTable& litlen,
                                                                       const DistanceDecodeTable& distance,
                                                                       bool& end_of_block) noexcept {
@@ -377,9 +404,13 @@ private:
         in.consume(entry_bits(entry));
         if (in.truncated()) return DecodeStatus::truncated;
         const std::uint32_t dist = entry_base_plus_extra(entry, bits);
-        if (dist > std::size_t(out - begin)) return DecodeStatus::distance_too_far;
-        copy_match_exact(out, dist, length);
-        out += length;
+        if (dist > reach(out, begin, tok)) return DecodeStatus::distance_too_far;
+        if constexpr (kTokens) {
+            record_match(out, tok, length, dist);
+        } else {
+            copy_match_exact(out, dist, length);
+            out += length;
+        }
         return DecodeStatus::ok;
     }
 
@@ -403,8 +434,11 @@ private:
     // Marked mode: indices into out_ (history included); the history is all markers.
     std::size_t scanned_to_ = kWindowSize;
     std::size_t last_marker_end_ = kWindowSize;
-    // decode_huffman left its block for the plain decoder (stopped: it did not).
-    Outcome mid_block_ = Outcome::stopped;
+    // Token mode: the matches, where the current literal run began in out_, the bytes the
+    // matches produced.
+    HistoryBuffer<Sequence>* sequences_ = nullptr;
+    std::size_t run_begin_ = 0;
+    std::uint64_t matched_ = 0;
 };
 
 }  // namespace
@@ -450,37 +484,70 @@ void DeflateDecoder::decode_marked(std::span<const std::uint8_t> input, std::uin
     chunk.plain.clear();
     BitReader reader(input, start_bit);
     using Outcome = ChunkDecoder<std::uint16_t>::Outcome;
-    const Outcome outcome = ChunkDecoder<std::uint16_t>(reader, chunk.marked, *tables_, limits, chunk, 0).decode_blocks();
-    const bool mid_block = outcome == Outcome::window_offered_mid_block;
-    if (outcome != Outcome::switch_to_plain && outcome != Outcome::window_offered && !mid_block) return;
-    // The plain decoder's window: the last 32 KiB, bytes already (no marker left), or
-    // resolved with the window offered.
-    const std::span<const std::uint16_t> tail =
-        chunk.marked.output().last(std::min(kWindowSize, chunk.marked.output_size()));
+    if (ChunkDecoder<std::uint16_t>(reader, chunk.marked, *tables_, limits, chunk, 0).decode_blocks() !=
+        Outcome::switch_to_plain)
+        return;
+    // The last 32 KiB are bytes: they are the plain decoder's window.
+    const std::span<const std::uint16_t> tail = chunk.marked.output().last(kWindowSize);
     std::array<std::uint8_t, kWindowSize> window;
-    std::size_t window_size = tail.size();
-    if (outcome == Outcome::switch_to_plain) {
-        std::copy(tail.begin(), tail.end(), window.begin());
-    } else {
-        // With fewer than 32 KiB decoded, the offered bytes' end comes first.
-        const std::span<const std::uint8_t> before = limits.window_offer->bytes.last(
-            std::min(limits.window_offer->bytes.size(), kWindowSize - tail.size()));
-        std::copy(before.begin(), before.end(), window.begin());
-        if (!resolve_markers(tail, limits.window_offer->bytes, std::span(window).subspan(before.size(), tail.size()))) {
-            chunk.status = DecodeStatus::distance_too_far;
-            return;
-        }
-        window_size = before.size() + tail.size();
-    }
-    chunk.plain.reset(std::span(window).first(window_size),
-                      limits.expected_output > chunk.size() ? limits.expected_output - chunk.size() : 0);
+    std::copy(tail.begin(), tail.end(), window.begin());
+    chunk.plain.reset(window, limits.expected_output > chunk.size() ? limits.expected_output - chunk.size() : 0);
     chunk.switched_to_plain = true;
-    if (limits.window_offer) {
-        limits.window_offer->marked_part_final.store(true, std::memory_order_release);
-        limits.window_offer->marked_part_final.notify_all();
+    ChunkDecoder<std::uint8_t>(reader, chunk.plain, *tables_, limits, chunk, chunk.marked.output_size()).decode_blocks();
+}
+
+void DeflateDecoder::decode_tokens(std::span<const std::uint8_t> input, std::uint64_t start_bit,
+                                   const DecodeLimits& limits, TokenChunk& chunk) {
+    chunk.restart();
+    // About one match per 8 bytes and a third of the bytes literals; both grow if not.
+    chunk.literals.reset({}, limits.expected_output / 2);
+    chunk.sequences.reset({}, limits.expected_output / 8);
+    BitReader reader(input, start_bit);
+    ChunkDecoder<std::uint8_t, true> decoder(reader, chunk.literals, *tables_, limits, chunk, 0, &chunk.sequences);
+    decoder.decode_blocks();
+    chunk.output_size = chunk.literals.output_size() + decoder.matched();
+}
+
+namespace {
+
+[[gnu::always_inline]] inline void copy16(std::uint8_t* dst, const std::uint8_t* src) noexcept {
+    std::uint8_t w[16];
+    std::memcpy(w, src, 16);
+    std::memcpy(dst, w, 16);
+}
+
+}  // namespace
+
+bool replay_tokens(const TokenChunk& chunk, std::uint8_t* out, std::size_t history) noexcept {
+    // Branches are what a replay costs (a sequence is a few bytes): the common cases take
+    // none that depend on the data but one, and write whole 16-byte words into the slack
+    // past their end (the next sequence, or kReplaySlack at the end, overwrites them).
+    history = std::min(history, kWindowSize);
+    const std::uint8_t* const start = out;
+    const std::uint8_t* literals = chunk.literals.output().data();
+    const auto copy_literals = [&](std::size_t n) {
+        copy16(out, literals);  // reads past the literals land in their buffer's slack
+        for (std::size_t i = 16; i < n; i += 16) copy16(out + i, literals + i);
+        out += n;
+        literals += n;
+    };
+    for (const Sequence& s : chunk.sequences.output()) {
+        copy_literals(s.literals);
+        const std::size_t distance = s.distance, length = s.length;
+        if (distance > std::size_t(out - start) + history) [[unlikely]]
+            return false;
+        const std::uint8_t* src = out - distance;
+        if (distance >= 16) {
+            copy16(out, src);
+            copy16(out + 16, src + 16);
+            for (std::size_t i = 32; i < length; i += 16) copy16(out + i, src + i);
+        } else {
+            copy_match_fast(out, distance, length);
+        }
+        out += length;
     }
-    ChunkDecoder<std::uint8_t>(reader, chunk.plain, *tables_, limits, chunk, chunk.marked.output_size())
-        .decode_blocks(mid_block);
+    copy_literals(std::size_t(chunk.literals.output().data() + chunk.literals.output_size() - literals));
+    return true;
 }
 
 }  // namespace flowdeflate::inflate

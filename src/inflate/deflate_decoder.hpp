@@ -58,23 +58,6 @@ struct BlockBoundary {
 
 inline constexpr std::uint64_t kNoStopBit = std::numeric_limits<std::uint64_t>::max();
 
-/// The window of a marked decoding, offered while it runs: in parallel decompression the
-/// main line reaches a worker's chunk before the worker is done, and then knows the 32 KiB
-/// before it.  The worker takes it at its next block end: it resolves its last 32 KiB with
-/// it and goes on in plain mode, so the rest of the chunk is bytes (nothing to resolve).
-struct WindowOffer {
-    /// The chunk start the window belongs to (kNoStopBit: none yet); stored after bytes
-    /// (release).  A decoding that started elsewhere (another candidate) ignores it.
-    std::atomic<std::uint64_t> start_bit{kNoStopBit};
-    /// The bytes before that start (the last 32 KiB are used); set before start_bit, kept
-    /// alive and unchanged by the offerer until the decoding has ended.
-    std::span<const std::uint8_t> bytes;
-    /// Set (release, waiters notified) once the decoding has switched to plain mode: from
-    /// then on its marked part is final, and the offerer may read (and resolve) it while
-    /// the plain part is still being decoded.
-    std::atomic<bool> marked_part_final{false};
-};
-
 struct DecodeLimits {
     /// Stop before the first block whose header starts at or after this bit.
     std::uint64_t stop_bit = kNoStopBit;
@@ -87,8 +70,6 @@ struct DecodeLimits {
     /// first block has decoded without an error: an early sign, for a thread waiting on a
     /// speculative chunk, of where that chunk will most likely start.
     std::atomic<std::uint64_t>* first_block_decoded = nullptr;
-    /// Marked mode: a window that may arrive while decoding (see WindowOffer).
-    WindowOffer* window_offer = nullptr;
 };
 
 /// What both modes report.
@@ -132,10 +113,37 @@ struct MarkedChunk : DecodeProgress {
     [[nodiscard]] std::size_t split_offset() const noexcept { return marked.output_size(); }
     [[nodiscard]] std::size_t size() const noexcept { return marked.output_size() + plain.output_size(); }
 
-    /// Plain mode took over (the last 32 KiB at some block end held no marker, or a window
-    /// was offered).
+    /// Plain mode took over (the last 32 KiB at some block end held no marker).
     bool switched_to_plain = false;
 };
+
+/// One LZ77 sequence of a token chunk: `literals` bytes from the literal stream, then a
+/// copy of `length` bytes from `distance` back (length 0: the literals only).
+struct Sequence {
+    std::uint32_t literals = 0;
+    std::uint16_t length = 0;
+    std::uint16_t distance = 0;
+};
+
+/// Token mode's result: the chunk as LZ77 tokens, before any byte is copied.  Nothing in it
+/// depends on the bytes before the chunk, so it can be decoded without them; replay_tokens()
+/// turns it into bytes once they are known, at the cost of the copies alone.
+struct TokenChunk : DecodeProgress {
+    HistoryBuffer<std::uint8_t> literals;    // every literal and stored byte, in order
+    HistoryBuffer<Sequence> sequences;       // the matches, each after its literals
+    std::uint64_t output_size = 0;           // bytes the chunk decodes to
+
+    [[nodiscard]] std::size_t size() const noexcept { return std::size_t(output_size); }
+};
+
+/// Bytes past a replay's end that replay_tokens() may write (word copies).
+inline constexpr std::size_t kReplaySlack = 64;
+
+/// Writes @p chunk's bytes to @p out (room for chunk.size() + kReplaySlack bytes), the
+/// @p history bytes before @p out being the chunk's window (the last of them just before
+/// it; up to 32 KiB are read).  False when a match reaches before that history: the stream
+/// is invalid there (or the chunk did not start where the caller assumed).
+[[nodiscard]] bool replay_tokens(const TokenChunk& chunk, std::uint8_t* out, std::size_t history) noexcept;
 
 class DeflateDecoder {
 public:
@@ -159,6 +167,10 @@ public:
                       std::span<const std::uint8_t> window, const DecodeLimits& limits, PlainChunk& chunk);
     void decode_marked(std::span<const std::uint8_t> input, std::uint64_t start_bit, const DecodeLimits& limits,
                        MarkedChunk& chunk);
+    /// Decodes from bit @p start_bit into LZ77 tokens (TokenChunk): no window needed, no
+    /// copies made.  Distances may reach 32 KiB before the start, as in marked mode.
+    void decode_tokens(std::span<const std::uint8_t> input, std::uint64_t start_bit, const DecodeLimits& limits,
+                       TokenChunk& chunk);
 
     struct Tables;
 

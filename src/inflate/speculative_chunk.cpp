@@ -28,7 +28,7 @@ std::optional<std::uint64_t> past_stored_block(DeflateDecoder& decoder, BlockFin
 
 std::optional<std::uint64_t> speculate(DeflateDecoder& decoder, std::span<const std::uint8_t> input,
                                        std::uint64_t begin_bit, std::uint64_t end_bit, DecodeLimits limits,
-                                       MarkedChunk& out) {
+                                       TokenChunk& out) {
     BlockFinder finder(input);
     limits.stop_bit = end_bit;
     // A region of compressed bytes decodes to a few times as much: one allocation, which a
@@ -40,7 +40,7 @@ std::optional<std::uint64_t> speculate(DeflateDecoder& decoder, std::span<const 
         if (!candidate) break;
         std::uint64_t start = *candidate;
         if (const std::optional<std::uint64_t> after = past_stored_block(decoder, finder, input, start)) start = *after;
-        decoder.decode_marked(input, start, limits, out);
+        decoder.decode_tokens(input, start, limits, out);
         if (out.ok() && !out.boundaries.empty()) return start;
         from = *candidate + 1;
     }

@@ -2,10 +2,10 @@
 // its stretch of the compressed stream and decode from there without the window.
 //
 // The stream is cut into regions of a fixed number of compressed bytes.  The worker for a
-// region asks the BlockFinder for candidates in it, in order, and decodes from each (marked
-// mode: back-references into the unknown window give markers) until one decodes without an
-// error up to the first block boundary at or after the region's end, or to the end of the
-// final block.  A false candidate fails quickly on nearly all data; one that happens to
+// region asks the BlockFinder for candidates in it, in order, and decodes from each into
+// LZ77 tokens (DeflateDecoder::decode_tokens: no window needed, back-references are kept as
+// they are) until one decodes without an error up to the first block boundary at or after
+// the region's end, or to the end of the final block.  A false candidate fails quickly on nearly all data; one that happens to
 // decode is still harmless, because the main line uses a chunk only after ISA-L, decoding
 // the true stream, has stopped between two blocks exactly at the chunk's start (see
 // isal_line.hpp): from a true boundary, the chunk is the true decoding.
@@ -28,10 +28,9 @@ namespace flowdeflate::inflate {
 /// times the region's bytes); first_block_decoded, when set, receives each candidate's
 /// start once its first block has decoded (usually the start returned, well before the
 /// region is done; a candidate that fails later is replaced by the next one that gets that
-/// far); window_offer, when set, is a window that may arrive while decoding.  Its stop_bit
-/// is replaced by @p end_bit.
+/// far).  Its stop_bit is replaced by @p end_bit.
 [[nodiscard]] std::optional<std::uint64_t> speculate(DeflateDecoder& decoder, std::span<const std::uint8_t> input,
                                                      std::uint64_t begin_bit, std::uint64_t end_bit,
-                                                     DecodeLimits limits, MarkedChunk& out);
+                                                     DecodeLimits limits, TokenChunk& out);
 
 }  // namespace flowdeflate::inflate

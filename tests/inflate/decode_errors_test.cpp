@@ -203,10 +203,14 @@ TEST(InflateErrors, StartingAtEveryBitOfAStreamNeverMisbehaves) {
     DeflateDecoder decoder;
     DecodeLimits limits;
     limits.max_output = 256 * KiB;
+    TokenChunk tokens;
     for (std::uint64_t bit = 0; bit < std::min<std::uint64_t>(compressed.size() * 8, 20000); ++bit) {
         const MarkedChunk chunk = decoder.decode_marked(compressed, bit, limits);
         ASSERT_LE(chunk.size(), limits.max_output + 300);
         ASSERT_LE(chunk.end_bit, compressed.size() * 8 + 64);
+        decoder.decode_tokens(compressed, bit, limits, tokens);  // what the parallel workers run
+        ASSERT_LE(tokens.size(), limits.max_output + 300);
+        ASSERT_LE(tokens.end_bit, compressed.size() * 8 + 64);
     }
 }
 

@@ -7,11 +7,9 @@
 //   InflateMarked     from every block boundary of a stream, marked decoding resolved with
 //                     the true preceding 32 KiB gives exactly the true remainder; the
 //                     switch to plain mode happens and its split point is right.
-//   InflateOffer      a window offered while marked decoding runs (WindowOffer): taken at
-//                     the next look (within a block too), the rest decoded in plain mode,
-//                     the whole still exact; an offer for another start is ignored; a
-//                     short window (near the stream's start) works; the first decoded
-//                     block's start is published.
+//   InflateTokens     the same from every boundary in token mode (LZ77 tokens replayed
+//                     against the true window); a replay whose window is too short for a
+//                     match is refused.
 //   InflateStop       stop_bit stops before the first block at or after it.
 //   InflateChunked    streams cut at boundaries into chunks, decoded independently (the
 //                     first plain, the rest marked, into one reused MarkedChunk) and
@@ -132,26 +130,43 @@ TEST(InflatePlain, WindowGivenForAMidStreamStart) {
 
 // ---- marked -----------------------------------------------------------------------------
 
-/// From every boundary of @p compressed, marked decoding (to the end, or over a few blocks
-/// when @p blocks_per_decode is set), resolved with the true window, equals the data.
-void expect_marked_from_every_boundary(std::span<const std::uint8_t> compressed, std::span<const std::uint8_t> data,
-                                       std::size_t blocks_per_decode) {
+enum class Mode { marked, tokens };
+
+/// From every boundary of @p compressed, marked decoding resolved with the true window, or
+/// token decoding replayed against it (to the end, or over a few blocks when
+/// @p blocks_per_decode is set), equals the data.
+void expect_from_every_boundary(std::span<const std::uint8_t> compressed, std::span<const std::uint8_t> data,
+                                std::size_t blocks_per_decode, Mode mode = Mode::marked) {
     const PlainChunk whole = decode_whole(compressed, data.size());
     const auto& bounds = whole.boundaries;
     DeflateDecoder decoder;
+    MarkedChunk marked_chunk;
+    TokenChunk token_chunk;
     for (std::size_t i = 0; i < bounds.size(); ++i) {
         SCOPED_TRACE("boundary " + std::to_string(i) + " at bit " + std::to_string(bounds[i].bit_offset));
         const std::size_t last = std::min(bounds.size(), i + blocks_per_decode);
         DecodeLimits limits;
         limits.stop_bit = last < bounds.size() ? bounds[last].bit_offset : kNoStopBit;
-        const MarkedChunk chunk = decoder.decode_marked(compressed, bounds[i].bit_offset, limits);
-        ASSERT_TRUE(chunk.ok()) << to_string(chunk.status);
+        std::atomic<std::uint64_t> first_block{kNoStopBit};
+        limits.first_block_decoded = &first_block;
         const std::size_t begin = bounds[i].output_offset;
         const std::size_t end = last < bounds.size() ? bounds[last].output_offset : data.size();
-        ASSERT_EQ(chunk.size(), end - begin);
         const auto window = data.subspan(begin - std::min(begin, kWindowSize), std::min(begin, kWindowSize));
-        const Bytes resolved = resolve(chunk, window);
-        ASSERT_TRUE(std::equal(resolved.begin(), resolved.end(), data.begin() + std::ptrdiff_t(begin)));
+        Bytes bytes;
+        if (mode == Mode::marked) {
+            decoder.decode_marked(compressed, bounds[i].bit_offset, limits, marked_chunk);
+            ASSERT_TRUE(marked_chunk.ok()) << to_string(marked_chunk.status);
+            bytes = resolve(marked_chunk, window);
+        } else {
+            decoder.decode_tokens(compressed, bounds[i].bit_offset, limits, token_chunk);
+            ASSERT_TRUE(token_chunk.ok()) << to_string(token_chunk.status);
+            bytes = replay(token_chunk, window);
+        }
+        const DecodeProgress& chunk =
+            mode == Mode::marked ? static_cast<const DecodeProgress&>(marked_chunk) : token_chunk;
+        EXPECT_EQ(first_block.load(), bounds[i].bit_offset);
+        ASSERT_EQ(bytes.size(), end - begin);
+        ASSERT_TRUE(std::equal(bytes.begin(), bytes.end(), data.begin() + std::ptrdiff_t(begin)));
         // The boundaries it reports are the true ones, shifted to the chunk's output.
         ASSERT_EQ(chunk.boundaries.size(), last - i);
         for (std::size_t k = 0; k < chunk.boundaries.size(); ++k) {
@@ -159,8 +174,8 @@ void expect_marked_from_every_boundary(std::span<const std::uint8_t> compressed,
             EXPECT_EQ(chunk.boundaries[k].output_offset, bounds[i + k].output_offset - begin);
         }
         // Plain mode takes over only where no marker remains within 32 KiB.
-        if (chunk.switched_to_plain) {
-            const auto marked = chunk.marked_symbols();
+        if (mode == Mode::marked && marked_chunk.switched_to_plain) {
+            const auto marked = marked_chunk.marked_symbols();
             ASSERT_GE(marked.size(), kWindowSize);
             EXPECT_EQ(end_of_last_marker(marked.last(kWindowSize)), 0u);
         }
@@ -171,15 +186,62 @@ TEST(InflateMarked, EveryBoundaryOfOurStreams) {
     for (const int level : {1, 6, 9}) {
         SCOPED_TRACE(level);
         const fdt::Bytes data = fdt::generate(fdt::Kind::mixed, 1500 * KiB, 11 + level);
-        expect_marked_from_every_boundary(deflate_ours(data, level), data, 4);
+        expect_from_every_boundary(deflate_ours(data, level), data, 4);
     }
 }
 
 TEST(InflateMarked, EveryBoundaryOfZlibStreams) {
     const fdt::Bytes data = fdt::generate(fdt::Kind::source, 700 * KiB, 12);
-    expect_marked_from_every_boundary(deflate_zlib(data, {6, 0, 30000, Zlib::sync_flush}), data, 5);
-    expect_marked_from_every_boundary(deflate_zlib(data, {6, Zlib::fixed, 0, 0}), data, 5);
-    expect_marked_from_every_boundary(deflate_zlib(data, {0, 0, 0, 0}), data, 5);
+    expect_from_every_boundary(deflate_zlib(data, {6, 0, 30000, Zlib::sync_flush}), data, 5);
+    expect_from_every_boundary(deflate_zlib(data, {6, Zlib::fixed, 0, 0}), data, 5);
+    expect_from_every_boundary(deflate_zlib(data, {0, 0, 0, 0}), data, 5);
+}
+
+TEST(InflateTokens, EveryBoundaryOfOurStreams) {
+    for (const int level : {1, 6, 9, 12}) {
+        SCOPED_TRACE(level);
+        for (const auto kind : {fdt::Kind::mixed, fdt::Kind::text, fdt::Kind::runs}) {
+            const fdt::Bytes data = fdt::generate(kind, 1200 * KiB, 17 + level);
+            expect_from_every_boundary(deflate_ours(data, level), data, 3, Mode::tokens);
+        }
+    }
+}
+
+TEST(InflateTokens, EveryBoundaryOfZlibStreams) {
+    // Stored blocks, fixed blocks, flush points every few KiB (short windows at the start).
+    const fdt::Bytes data = fdt::generate(fdt::Kind::text, 300 * KiB, 18);
+    expect_from_every_boundary(deflate_zlib(data, {6, 0, 4096, Zlib::sync_flush}), data, 5, Mode::tokens);
+    expect_from_every_boundary(deflate_zlib(data, {6, Zlib::fixed, 0, 0}), data, 5, Mode::tokens);
+    expect_from_every_boundary(deflate_zlib(data, {0, 0, 0, 0}), data, 5, Mode::tokens);
+    expect_from_every_boundary(deflate_zlib(data, {9, Zlib::rle, 20000, Zlib::full_flush}), data, 5, Mode::tokens);
+}
+
+TEST(InflateTokens, ReplayRejectsAMatchBeforeTheHistory) {
+    // A chunk from the second block whose matches reach into the first: replayed with a
+    // window one byte short of what they need, it is refused.
+    const fdt::Bytes data = fdt::generate(fdt::Kind::text, 200 * KiB, 19);
+    const fdt::Bytes compressed = deflate_zlib(data, {6, 0, 4096, Zlib::sync_flush});
+    const PlainChunk whole = decode_whole(compressed, data.size());
+    ASSERT_GE(whole.boundaries.size(), 2u);
+    const BlockBoundary start = whole.boundaries[1];
+    DeflateDecoder decoder;
+    TokenChunk chunk;
+    decoder.decode_tokens(compressed, start.bit_offset, {}, chunk);
+    ASSERT_TRUE(chunk.ok());
+    std::size_t reach = 0;  // the farthest any match reaches before the chunk
+    std::uint64_t at = 0;
+    for (const Sequence& s : chunk.sequences.output()) {
+        at += s.literals;
+        if (s.distance > at) reach = std::max<std::size_t>(reach, s.distance - at);
+        at += s.length;
+    }
+    ASSERT_GT(reach, 0u);
+    ASSERT_LE(reach, start.output_offset);
+    const auto window = std::span(data).first(start.output_offset);
+    EXPECT_EQ(replay(chunk, window.last(reach)).size(), chunk.size());
+    std::vector<std::uint8_t> out(reach + chunk.size() + kReplaySlack);
+    std::copy(window.end() - std::ptrdiff_t(reach - 1), window.end(), out.begin() + 1);
+    EXPECT_FALSE(replay_tokens(chunk, out.data() + reach, reach - 1));
 }
 
 TEST(InflateMarked, SwitchesToPlainAndDecodesToTheEnd) {
@@ -228,58 +290,6 @@ TEST(InflateMarked, ResolvesInPlace) {
     ASSERT_TRUE(resolve_markers(marked, c.window(), {in_place, marked.size()}));
     EXPECT_TRUE(std::equal(apart.begin(), apart.end(), in_place));
     c.expect_rest(apart);
-}
-
-// ---- window offers ----------------------------------------------------------------------------
-
-// Decodes @p c with its window offered for its start + @p offered_start_delta; checks the
-// result and the first block's publication, and returns it.
-MarkedChunk decode_with_offer(const FromBoundary& c, std::uint64_t offered_start_delta, WindowOffer& offer) {
-    offer.bytes = c.window();
-    offer.start_bit.store(c.start.bit_offset + offered_start_delta);
-    std::atomic<std::uint64_t> first_block{kNoStopBit};
-    DecodeLimits limits;
-    limits.window_offer = &offer;
-    limits.first_block_decoded = &first_block;
-    DeflateDecoder decoder;
-    MarkedChunk chunk;
-    decoder.decode_marked(c.compressed, c.start.bit_offset, limits, chunk);
-    EXPECT_TRUE(chunk.ok());
-    EXPECT_EQ(first_block.load(), c.start.bit_offset);
-    c.expect_rest(resolve(chunk, c.window()));
-    return chunk;
-}
-
-TEST(InflateOffer, TakenWithinTheFirstBlockAndExact) {
-    // Text keeps its markers to the end: without the offer all of it would stay marked.
-    fdt::Bytes data = fdt::generate(fdt::Kind::text, 2 * MiB, 12);
-    WindowOffer offer;
-    const MarkedChunk chunk = decode_with_offer(FromBoundary(data, deflate_ours(data, 6), 1), 0, offer);
-    ASSERT_TRUE(chunk.switched_to_plain);
-    EXPECT_TRUE(offer.marked_part_final.load());
-    // The first look comes after at most 32 Ki symbols and one fast-loop step, inside the
-    // first block (libdeflate's blocks at level 6 are longer than that).
-    EXPECT_LE(chunk.split_offset(), 33 * KiB);
-    EXPECT_GT(chunk.boundaries.size(), 1u);
-    EXPECT_GT(chunk.boundaries[1].output_offset, chunk.split_offset());
-}
-
-TEST(InflateOffer, ForAnotherStartIsIgnored) {
-    fdt::Bytes data = fdt::generate(fdt::Kind::text, 1 * MiB, 13);
-    WindowOffer offer;
-    const MarkedChunk chunk = decode_with_offer(FromBoundary(data, deflate_ours(data, 6), 1), 1, offer);
-    EXPECT_FALSE(chunk.switched_to_plain);
-    EXPECT_EQ(chunk.split_offset(), chunk.size());
-}
-
-TEST(InflateOffer, ShortWindowNearTheStreamStart) {
-    // Blocks of a few KiB (zlib, small buffers): the second starts well within 32 KiB.
-    fdt::Bytes data = fdt::generate(fdt::Kind::text, 400 * KiB, 14);
-    const FromBoundary c(data, deflate_zlib(data, {6, 0, 4096, Zlib::sync_flush}), 1);
-    ASSERT_LT(c.start.output_offset, kWindowSize);
-    WindowOffer offer;
-    const MarkedChunk chunk = decode_with_offer(c, 0, offer);
-    EXPECT_TRUE(chunk.switched_to_plain);
 }
 
 // ---- stop_bit -------------------------------------------------------------------------------

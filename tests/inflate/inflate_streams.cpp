@@ -76,6 +76,13 @@ Bytes resolve(const MarkedChunk& chunk, std::span<const std::uint8_t> window) {
     return out;
 }
 
+Bytes replay(const TokenChunk& chunk, std::span<const std::uint8_t> window) {
+    Bytes buffer(window.size() + chunk.size() + kReplaySlack);
+    std::copy(window.begin(), window.end(), buffer.begin());
+    EXPECT_TRUE(replay_tokens(chunk, buffer.data() + window.size(), window.size()));
+    return Bytes(buffer.begin() + std::ptrdiff_t(window.size()), buffer.begin() + std::ptrdiff_t(window.size() + chunk.size()));
+}
+
 void BitStream::put(std::uint32_t value, unsigned bits) {
     for (unsigned i = 0; i < bits; ++i, ++bits_) {
         if (bits_ % 8 == 0) bytes_.push_back(0);

@@ -40,6 +40,9 @@ PlainChunk decode_whole(std::span<const std::uint8_t> compressed, std::size_t ex
 /// The marked chunk's output with its markers resolved against @p window.
 Bytes resolve(const MarkedChunk& chunk, std::span<const std::uint8_t> window);
 
+/// The token chunk's bytes, replayed against @p window (the test fails if it is refused).
+Bytes replay(const TokenChunk& chunk, std::span<const std::uint8_t> window);
+
 /// An LSB-first bit writer for hand-made streams.
 class BitStream {
 public:
