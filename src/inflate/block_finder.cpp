@@ -38,38 +38,27 @@ constexpr unsigned kOneBitCodeKraft = 64;  // a single 1-bit codeword (exact che
 
 }  // namespace
 
-std::uint64_t BlockFinder::word_at_byte(std::size_t byte) const noexcept {
-    std::uint64_t word = 0;
-    if (byte + sizeof word <= input_.size())
-        std::memcpy(&word, input_.data() + byte, sizeof word);
-    else if (byte < input_.size())
-        std::memcpy(&word, input_.data() + byte, input_.size() - byte);
-    return word;
-}
-
-std::uint64_t BlockFinder::bits_at(std::uint64_t bit) const noexcept {
-    return word_at_byte(std::size_t(bit >> 3)) >> (bit & 7);
-}
-
-bool BlockFinder::passes_precode_kraft(std::uint64_t bit, unsigned precode_count) const noexcept {
+bool BlockFinder::passes_precode_kraft(std::uint64_t bit) const noexcept {
+    const unsigned precode_count = 4 + unsigned((bits_at(bit) >> kHeaderBits) & 15);
     const unsigned used_bits = 3 * precode_count;  // <= 57: what bits_at() guarantees
-    const std::uint64_t lens = bits_at(bit) & ((std::uint64_t(1) << used_bits) - 1);
+    const std::uint64_t lens = bits_at(bit + kHeaderBits + 4) & ((std::uint64_t(1) << used_bits) - 1);
     const unsigned sum = kPrecodeKraft4[lens & 0xFFF] + kPrecodeKraft4[(lens >> 12) & 0xFFF] +
                          kPrecodeKraft4[(lens >> 24) & 0xFFF] + kPrecodeKraft4[(lens >> 36) & 0xFFF] +
                          kPrecodeKraft4[(lens >> 48) & 0xFFF];
     return sum == kCompleteKraft || sum == kOneBitCodeKraft;
 }
 
-bool BlockFinder::is_dynamic_block_start(std::uint64_t bit) {
-    const std::uint64_t head = bits_at(bit);
-    if (!kHeaderPasses[head & ((1u << kHeaderBits) - 1)]) return false;
-    const unsigned precode_count = 4 + unsigned((head >> kHeaderBits) & 15);
-    if (!passes_precode_kraft(bit + kHeaderBits + 4, precode_count)) return false;
+bool BlockFinder::passes_full_header(std::uint64_t bit) {
     BitReader reader(input_, bit + 3);
     if (read_dynamic_code_lengths(reader, precode_, lens_) != DecodeStatus::ok) return false;
     return lens_.litlen()[core::kEndOfBlock] != 0 &&
            is_valid_code(classify_code(lens_.litlen(), core::kMaxCodewordLen)) &&
            is_valid_code(classify_code(lens_.distance(), core::kMaxCodewordLen));
+}
+
+bool BlockFinder::is_dynamic_block_start(std::uint64_t bit) {
+    return kHeaderPasses[bits_at(bit) & ((1u << kHeaderBits) - 1)] && passes_precode_kraft(bit) &&
+           passes_full_header(bit);
 }
 
 /// Bit i of the result is set when a header starting at bit i of @p word passes the
@@ -97,26 +86,46 @@ std::optional<std::uint64_t> BlockFinder::find_dynamic(std::uint64_t from, std::
         const std::uint64_t base = byte * 8;
         if (base < from) candidates &= ~std::uint64_t(0) << (from - base);
         if (to - base < 48) candidates &= (std::uint64_t(1) << (to - base)) - 1;
+        // (The 13 header bits of every candidate passed already: the Kraft test, inline,
+        // then the full header for the few that pass it.)
         for (; candidates != 0; candidates &= candidates - 1) {
             const std::uint64_t bit = base + unsigned(std::countr_zero(candidates));
-            if (is_dynamic_block_start(bit)) return bit;
+            if (passes_precode_kraft(bit) && passes_full_header(bit)) return bit;
         }
     }
     return std::nullopt;
 }
 
+/// Whether any of the 4 byte positions 0-3 of @p word (8 bytes) holds a 16-bit LEN
+/// followed by its complement NLEN: x = word ^ (word >> 16) has its bytes k and k + 1 all
+/// ones there, so y = x & (x >> 8) has byte k = 0xFF; a zero byte of ~y is found with the
+/// usual (v - 0x01..) & ~v & 0x80.. test.  False positives are fine (checked exactly).
+constexpr bool may_hold_stored_length(std::uint64_t word) noexcept {
+    const std::uint64_t x = word ^ (word >> 16);
+    const std::uint64_t v = ~(x & (x >> 8)) & 0xFFFFFFFFu;
+    return ((v - 0x01010101u) & ~v & 0x80808080u) != 0;
+}
+
 std::optional<std::uint64_t> BlockFinder::find_stored(std::uint64_t from, std::uint64_t to) const noexcept {
     to = std::min(to, std::uint64_t(input_.size()) * 8);
     // A header at bit b has its LEN at byte ceil((b + 3) / 8): b in [8P - 10, 8P - 3].
-    for (std::uint64_t len_byte = (from + 3 + 7) / 8; len_byte * 8 < to + 10 && len_byte + 4 <= input_.size();
-         ++len_byte) {
+    const auto in_range = [&](std::uint64_t len_byte) { return len_byte * 8 < to + 10 && len_byte + 4 <= input_.size(); };
+    for (std::uint64_t len_byte = (from + 3 + 7) / 8; in_range(len_byte);) {
+        // Four positions per word test while they are all in range.
+        if (len_byte + 8 <= input_.size() && in_range(len_byte + 3) &&
+            !may_hold_stored_length(word_at_byte(std::size_t(len_byte)))) {
+            len_byte += 4;
+            continue;
+        }
         std::uint32_t len_nlen;
         std::memcpy(&len_nlen, input_.data() + len_byte, sizeof len_nlen);
-        if (((len_nlen ^ (len_nlen >> 16)) & 0xFFFF) != 0xFFFF) continue;
-        const std::uint64_t first = std::max<std::uint64_t>(from, len_byte * 8 >= 10 ? len_byte * 8 - 10 : 0);
-        const std::uint64_t last = std::min<std::uint64_t>(to, len_byte * 8 - 2);  // exclusive
-        for (std::uint64_t bit = first; bit < last; ++bit)
-            if ((bits_at(bit) & 7) == 0) return bit;
+        if (((len_nlen ^ (len_nlen >> 16)) & 0xFFFF) == 0xFFFF) {
+            const std::uint64_t first = std::max<std::uint64_t>(from, len_byte * 8 >= 10 ? len_byte * 8 - 10 : 0);
+            const std::uint64_t last = std::min<std::uint64_t>(to, len_byte * 8 - 2);  // exclusive
+            for (std::uint64_t bit = first; bit < last; ++bit)
+                if ((bits_at(bit) & 7) == 0) return bit;
+        }
+        ++len_byte;
     }
     return std::nullopt;
 }

@@ -41,6 +41,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 
@@ -63,9 +64,22 @@ public:
 
 private:
     /// At least 57 bits of input from @p bit on; zeros past the end.
-    [[nodiscard]] std::uint64_t bits_at(std::uint64_t bit) const noexcept;
-    [[nodiscard]] std::uint64_t word_at_byte(std::size_t byte) const noexcept;
-    [[nodiscard]] bool passes_precode_kraft(std::uint64_t bit, unsigned precode_count) const noexcept;
+    [[nodiscard]] std::uint64_t bits_at(std::uint64_t bit) const noexcept {
+        return word_at_byte(std::size_t(bit >> 3)) >> (bit & 7);
+    }
+    [[nodiscard]] std::uint64_t word_at_byte(std::size_t byte) const noexcept {
+        std::uint64_t word = 0;
+        if (byte + sizeof word <= input_.size()) [[likely]]
+            std::memcpy(&word, input_.data() + byte, sizeof word);
+        else if (byte < input_.size())
+            std::memcpy(&word, input_.data() + byte, input_.size() - byte);
+        return word;
+    }
+    /// The cheap tests of a dynamic header at @p bit whose 13 header bits passed: its
+    /// precode lengths form a complete code (or a single 1-bit codeword).
+    [[nodiscard]] bool passes_precode_kraft(std::uint64_t bit) const noexcept;
+    /// The expensive rest: the code lengths decode, and both codes are valid.
+    [[nodiscard]] bool passes_full_header(std::uint64_t bit);
 
     std::span<const std::uint8_t> input_;
     PrecodeDecodeTable precode_;  // scratch for the full header check
