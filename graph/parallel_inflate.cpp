@@ -339,7 +339,7 @@ private:
         if (next_ <= region) {  // the line has caught up with every region given out
             group_ = 0;
             gap_ = std::max<std::size_t>(1, gap());  // the line is inside `region`
-            stats_.lead = gap_;
+            stats_.gap = gap_;
             next_ = region + gap_;
         }
         // Live slots (being decoded, or decoded and not met yet) at most one per worker and
@@ -363,7 +363,7 @@ private:
             if (++group_ == std::size_t(workers_)) {
                 group_ = 0;
                 gap_ = gap();
-                stats_.lead = gap_;
+                stats_.gap = gap_;
                 next_ += gap_;
             }
             slot->expected_output = expected_region_output();

@@ -41,7 +41,7 @@ struct ParallelInflateStats {
     std::uint64_t cancelled = 0;      ///< regions the main line took back (no worker had started)
     std::uint64_t waits = 0;          ///< times the main line waited for a worker to finish
     double wait_seconds = 0;          ///< the main line's time waiting for workers
-    std::uint64_t lead = 0;           ///< regions the main line decodes between the workers' (last)
+    std::uint64_t gap = 0;            ///< regions the main line decodes between the workers' (last)
 };
 
 struct ParallelInflateOptions {

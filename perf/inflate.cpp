@@ -209,7 +209,7 @@ void bm_gunzip(benchmark::State& state, const Stream* s, int threads) {
     state.counters["cancelled"] = double(stats.cancelled);
     state.counters["waits"] = double(stats.waits);
     state.counters["wait_ms"] = 1e3 * stats.wait_seconds;
-    state.counters["lead"] = double(stats.lead);
+    state.counters["gap"] = double(stats.gap);
     state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(s->original.size()));
 }
 
