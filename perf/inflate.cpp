@@ -17,6 +17,8 @@
 //   inflate/libdeflate/L6/<file>  libdeflate_deflate_decompress (the system library;
 //                                 reused decompressor, reused output buffer)
 //   inflate/isal/L6/<file>        isal_inflate_stateless (raw DEFLATE, reused buffer)
+//   inflate/speculate/L6/<file>   every 512 KiB region of the stream as a parallel worker
+//                                 decodes it (block search, then tokens), one thread
 //   gunzip/p<N>/L6/<file>         graph::parallel_gunzip of the same stream as gzip with
 //                                 N threads (the -d -pN path, sink discarding); counters:
 //                                 the share of the output written from workers' stretches,
