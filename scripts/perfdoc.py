@@ -88,6 +88,14 @@ def stats_of(cmd, tmp):
         return json.loads(f.readline())
 
 
+NODES = ("search_ns", "resolve_ns", "code_ns", "assemble_ns")  # the graph's nodes in --stats
+
+
+def serial_share(st):
+    """Resolve + assemble CPU over all node CPU of a --stats line (or of medians of them)."""
+    return (st["resolve_ns"] + st["assemble_ns"]) / max(1, sum(st[k] for k in NODES))
+
+
 def corpus_files(include_huge=False):
     return sorted(f for f in os.listdir(CORPUS)
                   if os.path.isfile(os.path.join(CORPUS, f)) and not f.startswith(("MANIFEST", "SOURCES", "."))

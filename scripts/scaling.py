@@ -146,7 +146,7 @@ def bound(st, cores, read_s_per_byte):
     with_window = simulate(st, cores, read_s_per_byte, ahead=cores + 4)
     unlimited = simulate(st, cores, read_s_per_byte)
     first = st["chunk_search_us"][0] / 1e6 if st["chunk_search_us"] else 0.0
-    work = (st["search_ns"] + st["code_ns"] + st["resolve_ns"] + st["assemble_ns"]) / 1e9
+    work = sum(st[k] for k in perfdoc.NODES) / 1e9
     lower = {
         "resolver": first + st["resolve_ns"] / 1e9,
         "search": work / cores,
@@ -185,12 +185,6 @@ def project(name, path, level, med, same, tmp):
           + " ".join(f"p{P} {'meas ' + format(med[f'p{P}'], '.3f') + ' ' if P in HERE else ''}"
                      f"model {model[P][0]:.3f} ({model[P][1]})" for P in sorted(model)), file=sys.stderr)
     return dict(name=name, size=size, L=level, same=same, med=med, model=model, overhead=overhead, st=st)
-
-
-def serial_share(st):
-    """Resolve + assemble CPU over all node CPU of one --stats run."""
-    nodes = st["search_ns"] + st["resolve_ns"] + st["code_ns"] + st["assemble_ns"]
-    return (st["resolve_ns"] + st["assemble_ns"]) / max(1, nodes)
 
 
 def section(rows, runs, command):
@@ -247,7 +241,7 @@ def section(rows, runs, command):
         for P, st in sorted(r["st"].items()):
             out.append(f"| {r['name']} | {r['L']} | {P} | {st['search_ns'] / 1e9:.3f} | "
                        f"{st['resolve_ns'] / 1e9:.3f} | {st['code_ns'] / 1e9:.3f} | {st['assemble_ns'] / 1e9:.3f} | "
-                       f"{serial_share(st) * 100:.1f}% | {st['chunks']} | {st['tracks']} | "
+                       f"{perfdoc.serial_share(st) * 100:.1f}% | {st['chunks']} | {st['tracks']} | "
                        f"{st['repair_bytes'] / max(1, st['in_bytes']) * 100:.2f}% | {r['overhead']:.3f} |")
     out += ["", "The case study's measured factors over libdeflate at levels 1 / 6 / 9, beside which these "
             "projections stand (its figures and machines, `../shared/design/case-study.md`):", "",
