@@ -51,7 +51,6 @@ constexpr std::uint64_t kCancelled = kUnknown - 2;
 
 using Clock = std::chrono::steady_clock;
 
-
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // The last 32 KiB of a member's output: the history a stretch's tokens are replayed
@@ -89,6 +88,7 @@ struct Slot {
     enum Phase : int { kWaiting, kRunning, kCancelled };
     std::atomic<int> phase{kWaiting};
     std::atomic<bool> done{false};
+    std::atomic<bool> stop{false};  // the main line has caught up: end at the next block boundary
     std::atomic<std::uint64_t> start_hint{kUnknown};
     std::optional<std::uint64_t> start_bit;  // where the stretch starts; none: no stretch
     inflate::TokenChunk decoded;             // the stretch as LZ77 tokens
@@ -211,6 +211,12 @@ private:
                 }
                 continue;
             }
+            // Caught up with a worker still decoding: it ends its stretch at its next block
+            // boundary and the line decodes the rest of the region, rather than wait.
+            if (!o_.wait_for_workers && !s.done.load(std::memory_order_acquire)) {
+                s.stop.store(true, std::memory_order_relaxed);
+                ++stats_.takeovers;
+            }
             await_done(s);
             schedule(region);  // the worker is free: its next region before this one's replay
             if (s.start_bit != pos) {  // the hinted candidate failed later on
@@ -285,10 +291,11 @@ private:
     // a worker then takes two regions in a row).
     std::size_t gap() {
         double ratio = 1;
-        if (main_seconds_ > 0 && main_bits_ > 0 && stretches_ > 0) {
-            const double main_per_region = main_seconds_ / double(main_bits_) * double(region_bytes_ * 8);
-            const double worker_per_region = (worker_seconds_ - replay_seconds_) / double(stretches_);
-            ratio = std::max(0.0, worker_per_region) / main_per_region;
+        if (main_seconds_ > 0 && main_bits_ > 0 && worker_bits_ > 0) {
+            // Per bit of input: a stretch the line took over is shorter than its region.
+            const double main_per_bit = main_seconds_ / double(main_bits_);
+            const double worker_per_bit = (worker_seconds_ - replay_seconds_) / double(worker_bits_);
+            ratio = std::max(0.0, worker_per_bit) / main_per_bit;
         }
         gap_credit_ += std::min(ratio, double(kMaxGap));
         const std::size_t gap = std::min<std::size_t>(std::size_t(gap_credit_), kMaxGap);
@@ -310,7 +317,7 @@ private:
         emit({out, c.size()});
         ++stats_.used;
         stats_.worker_output += c.size();
-        ++stretches_;
+        worker_bits_ += c.end_bit - *slot.start_bit;
         worker_seconds_ += slot.seconds;
         replay_seconds_ += seconds_since(t0);
     }
@@ -353,6 +360,7 @@ private:
                 slot = std::move(free_slots_.back());
                 free_slots_.pop_back();
                 slot->done.store(false, std::memory_order_relaxed);
+                slot->stop.store(false, std::memory_order_relaxed);
                 slot->phase.store(Slot::kWaiting, std::memory_order_relaxed);
                 slot->start_hint.store(kUnknown, std::memory_order_relaxed);
                 slot->start_bit.reset();
@@ -386,6 +394,7 @@ private:
                 limits.max_output = kMaxRegionOutput;
                 limits.expected_output = s.expected_output;
                 limits.first_block_decoded = &s.start_hint;
+                limits.stop_requested = &s.stop;
                 s.start_bit = inflate::speculate(decoders_.local(), in_, begin, end, limits, s.decoded);
             } catch (...) {
                 s.start_bit.reset();  // the main line decodes the region itself
@@ -430,9 +439,9 @@ private:
     std::uint64_t isize_ = 0, out_bytes_ = 0;
     std::size_t released_ = 0;
     std::uint64_t members_ = 0;
-    // Speeds: the main line's own decoding (bits of input), the workers' stretches and
-    // their replay here (per stretch).
-    std::uint64_t main_bits_ = 0, stretches_ = 0;
+    // Speeds, per bit of input: the main line's own decoding, the workers' stretches and
+    // their replay here.
+    std::uint64_t main_bits_ = 0, worker_bits_ = 0;
     double main_seconds_ = 0, worker_seconds_ = 0, replay_seconds_ = 0;
     std::size_t gap_ = 1;
     double gap_credit_ = 0;

@@ -39,6 +39,7 @@ struct ParallelInflateStats {
     std::uint64_t failed_stops = 0;   ///< stretches the main line could not stop at (not used)
     std::uint64_t worker_output = 0;  ///< bytes written from workers' stretches
     std::uint64_t cancelled = 0;      ///< regions the main line took back (no worker had started)
+    std::uint64_t takeovers = 0;      ///< stretches the worker was asked to end early (the line caught up)
     std::uint64_t waits = 0;          ///< times the main line waited for a worker to finish
     double wait_seconds = 0;          ///< the main line's time waiting for workers
     std::uint64_t gap = 0;            ///< regions the main line decodes between the workers' (last)

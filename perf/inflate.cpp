@@ -209,6 +209,7 @@ void bm_gunzip(benchmark::State& state, const Stream* s, int threads) {
     state.counters["speculated"] = double(stats.speculated);
     state.counters["failed_stops"] = double(stats.failed_stops);
     state.counters["cancelled"] = double(stats.cancelled);
+    state.counters["takeovers"] = double(stats.takeovers);
     state.counters["waits"] = double(stats.waits);
     state.counters["wait_ms"] = 1e3 * stats.wait_seconds;
     state.counters["gap"] = double(stats.gap);

@@ -157,7 +157,9 @@ public:
     Outcome decode_blocks() {
         for (;;) {
             const std::uint64_t header_bit = reader_.bit_position();
-            if (header_bit >= limits_.stop_bit) {
+            if (header_bit >= limits_.stop_bit ||
+                (limits_.stop_requested && !progress_.boundaries.empty() &&
+                 limits_.stop_requested->load(std::memory_order_relaxed))) {
                 progress_.end_bit = header_bit;
                 return Outcome::stopped;
             }

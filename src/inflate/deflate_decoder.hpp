@@ -70,6 +70,11 @@ struct DecodeLimits {
     /// first block has decoded without an error: an early sign, for a thread waiting on a
     /// speculative chunk, of where that chunk will most likely start.
     std::atomic<std::uint64_t>* first_block_decoded = nullptr;
+    /// When set, decoding stops at the first block boundary after the first block at which
+    /// this reads true (as at stop_bit: the chunk ends there, complete and usable): a caller
+    /// that has caught up with a speculative chunk takes what is decoded and decodes the
+    /// rest itself.
+    const std::atomic<bool>* stop_requested = nullptr;
 };
 
 /// What both modes report.

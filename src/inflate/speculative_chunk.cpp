@@ -42,6 +42,8 @@ std::optional<std::uint64_t> speculate(DeflateDecoder& decoder, std::span<const 
         if (const std::optional<std::uint64_t> after = past_stored_block(decoder, finder, input, start)) start = *after;
         decoder.decode_tokens(input, start, limits, out);
         if (out.ok() && !out.boundaries.empty()) return start;
+        // Asked to stop: the caller decodes the region itself; no point in another candidate.
+        if (limits.stop_requested && limits.stop_requested->load(std::memory_order_relaxed)) break;
         from = *candidate + 1;
     }
     return std::nullopt;

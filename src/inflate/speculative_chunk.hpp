@@ -28,7 +28,8 @@ namespace flowdeflate::inflate {
 /// times the region's bytes); first_block_decoded, when set, receives each candidate's
 /// start once its first block has decoded (usually the start returned, well before the
 /// region is done; a candidate that fails later is replaced by the next one that gets that
-/// far).  Its stop_bit is replaced by @p end_bit.
+/// far); stop_requested, when it turns true, ends the chunk at its next block boundary (a
+/// shorter chunk, still returned) or ends the search.  Its stop_bit is replaced by @p end_bit.
 [[nodiscard]] std::optional<std::uint64_t> speculate(DeflateDecoder& decoder, std::span<const std::uint8_t> input,
                                                      std::uint64_t begin_bit, std::uint64_t end_bit,
                                                      DecodeLimits limits, TokenChunk& out);

@@ -124,7 +124,7 @@ Bytes run(const Bytes& gz, const graph::ParallelInflateOptions& o, graph::Parall
 }
 
 TEST(ParallelInflate, EveryThreadCountAndRegionSizeGivesTheInput) {
-    std::uint64_t stops = 0, failed = 0;
+    std::uint64_t stops = 0, failed = 0, takeovers = 0;
     for (const Sample& s : samples()) {
         std::uint64_t used_waiting = 0;  // stretches used while the main line waited for workers
         std::string unused;              // the waiting runs that used none
@@ -146,6 +146,7 @@ TEST(ParallelInflate, EveryThreadCountAndRegionSizeGivesTheInput) {
                     }
                     stops += stats.used + stats.failed_stops;
                     failed += stats.failed_stops;
+                    takeovers += stats.takeovers;  // not waiting: stretches ended early
                 }
         // Waiting, workers' stretches are written.  (Not every run need use one: a stop
         // fails where a false block start decoded a whole small region, and one run under
@@ -156,6 +157,7 @@ TEST(ParallelInflate, EveryThreadCountAndRegionSizeGivesTheInput) {
         }
     }
     EXPECT_LT(failed * 20, stops) << failed << " of " << stops << " stops at workers' stretches failed";
+    std::printf("stretches ended early by the main line (takeovers): %llu\n", static_cast<unsigned long long>(takeovers));
 }
 
 // The parallel decoder judges damaged files as the one-thread decoder does.

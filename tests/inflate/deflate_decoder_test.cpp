@@ -10,19 +10,22 @@
 //   InflateTokens     the same from every boundary in token mode (LZ77 tokens replayed
 //                     against the true window); a replay whose window is too short for a
 //                     match is refused.
-//   InflateStop       stop_bit stops before the first block at or after it.
+//   InflateStop       stop_bit stops before the first block at or after it; a stop request
+//                     ends a chunk (and a worker's search) at the next block boundary.
 //   InflateChunked    streams cut at boundaries into chunks, decoded independently (the
 //                     first plain, the rest marked, into one reused MarkedChunk) and
 //                     stitched, equal the input.
 #include "inflate/inflate_streams.hpp"
 
 #include "inflate/markers.hpp"
+#include "inflate/speculative_chunk.hpp"
 #include "support/test_data.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <string>
 
 namespace {
@@ -320,6 +323,44 @@ TEST(InflateStop, StopsBeforeTheFirstBlockAtOrAfterStopBit) {
             }
         }
     }
+}
+
+TEST(InflateStop, AStopRequestEndsTheChunkAtTheNextBlockBoundary) {
+    // The parallel decoder's takeover: a worker told to stop ends its chunk at the next block
+    // end, after at least one block, and the chunk is as usable as one cut by stop_bit.
+    const fdt::Bytes data = fdt::generate(fdt::Kind::mixed, 900 * KiB, 32);
+    const fdt::Bytes compressed = deflate_ours(data, 6);
+    const PlainChunk whole = decode_whole(compressed);
+    const auto& bounds = whole.boundaries;
+    ASSERT_GE(bounds.size(), 4u);
+    std::atomic<bool> stop{true};
+    DecodeLimits limits;
+    limits.stop_requested = &stop;
+    DeflateDecoder decoder;
+    for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
+        SCOPED_TRACE("from boundary " + std::to_string(k));
+        const FromBoundary from(data, compressed, k);
+        TokenChunk tokens;
+        decoder.decode_tokens(compressed, bounds[k].bit_offset, limits, tokens);
+        ASSERT_TRUE(tokens.ok());
+        ASSERT_EQ(tokens.boundaries.size(), 1u);
+        EXPECT_EQ(tokens.end_bit, bounds[k + 1].bit_offset);
+        const Bytes bytes = replay(tokens, from.window());
+        ASSERT_EQ(bytes.size(), bounds[k + 1].output_offset - bounds[k].output_offset);
+        EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), data.begin() + std::ptrdiff_t(bounds[k].output_offset)));
+        // A worker's search ends with the shortened chunk, starting at the boundary.
+        const std::optional<std::uint64_t> start =
+            speculate(decoder, compressed, bounds[k].bit_offset, compressed.size() * 8, limits, tokens);
+        ASSERT_TRUE(start.has_value());
+        EXPECT_EQ(*start, bounds[k].bit_offset);
+        EXPECT_EQ(tokens.end_bit, bounds[k + 1].bit_offset);
+    }
+    // Not requested: the same limits decode to the end.
+    stop = false;
+    const PlainChunk all = decoder.decode_plain(compressed, 0, {}, limits);
+    ASSERT_TRUE(all.ok());
+    EXPECT_EQ(all.boundaries.size(), bounds.size());
+    EXPECT_EQ(all.bytes().size(), data.size());
 }
 
 // ---- chunked ------------------------------------------------------------------------------
