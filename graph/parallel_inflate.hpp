@@ -8,9 +8,11 @@
 // second pass must resolve.  One *main line* decodes the stream in order with ISA-L, the
 // fastest decoder available, and whenever it reaches a region a worker has, it stops at
 // that stretch's first block boundary (exactly: IsalLine checks it; the worker says where
-// as soon as its first block has decoded), waits for the worker if need be, replays the
-// tokens against the window it has (the copies alone: a fraction of decoding), writes the
-// bytes and starts ISA-L again after them.  A region no worker has started yet is taken
+// as soon as its first block has decoded), replays the tokens against the window it has
+// (the copies alone: a fraction of decoding), writes the bytes and starts ISA-L again after
+// them.  A worker still decoding when the line gets there is asked to stop at its next
+// block end (a takeover): the line replays that shorter stretch and decodes the rest of the
+// region itself, rather than wait.  A region no worker has started yet is taken
 // back and decoded by the main line.  How many regions the main line decodes between two
 // of the workers' follows the measured speeds, so that a worker's region is done about
 // when the main line gets there.  The output is the in-order decoding of the true stream

@@ -111,9 +111,9 @@ Result decompress(std::span<const std::uint8_t> in, const Sink& sink, Format for
 [[nodiscard]] Bytes decompress(std::span<const std::uint8_t> in, Format format = Format::gzip);
 /// Decompresses everything readable from @p in_fd (a file, a pipe; not closed) into @p sink;
 /// messages name the input @p in_name.  A gzip regular file is decoded on @p threads
-/// threads (0: all cores; see docs/DESIGN.md, "Decompression"): the output is the same,
-/// and memory stays bounded (one thread: about 5 MiB; two: 45-70 MiB, not growing with the
-/// file).  Pipes, zlib and raw DEFLATE, and files under 1 MiB decode on the calling thread.
+/// threads (0: all cores, at most 8; see docs/DESIGN.md, "Decompression"): the output is
+/// the same, and memory stays bounded (one thread: about 6 MiB; two: 20-30 MiB; about 5 MiB
+/// more per thread; not growing with the file).  Pipes, zlib and raw DEFLATE, and files under 1 MiB decode on the calling thread.
 Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Format format = Format::gzip,
                      int threads = 1);
 /// Decompresses the file @p in into the file @p out (replaced if it exists), through a

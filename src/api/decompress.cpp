@@ -8,6 +8,7 @@
 #include <tbb/info.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -25,6 +26,8 @@ namespace {
 // Below this a file decodes on one thread: with fewer than two regions (see
 // graph/parallel_inflate.cpp) no worker would get one.
 constexpr off_t kParallelMinBytes = off_t(1) << 20;
+// decompress_fd()'s threads when given 0.
+constexpr int kDefaultThreads = 8;
 
 // Reads @p fd to its end in pieces, feeding @p inflater.
 void feed_fd(inflate::StreamInflater& inflater, int fd, const std::string& name, const Sink& sink) {
@@ -50,7 +53,10 @@ Bytes decompress(std::span<const std::uint8_t> in, Format format) {
 }
 
 Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Format format, int threads) {
-    if (threads == 0) threads = tbb::info::default_concurrency();
+    // 0: all cores, at most kDefaultThreads: past a few workers the main line (replay, CRC-32,
+    // writing) is the bound, and each worker's live region costs memory (docs/DESIGN.md,
+    // "Decompression").
+    if (threads == 0) threads = std::min(tbb::info::default_concurrency(), kDefaultThreads);
     struct stat st {};
     if (threads > 1 && format == Format::gzip && ::fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode)) {
         const off_t at = ::lseek(in_fd, 0, SEEK_CUR);

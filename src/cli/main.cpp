@@ -436,10 +436,9 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& name, i
         }
         const Sink sink = out_fd >= 0 ? output_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
         if (!consumed) {
-            // Parallel decompression only when asked for with -p N: it beats one thread on 2
-            // cores (docs/PERFORMANCE.md, "Decompression"), but it is new and its memory grows
-            // with the thread count; one thread stays the default until it is measured on more.
-            const Result r = decompress_fd(in_fd, name, sink, o.format, o.sequential || o.threads == 0 ? 1 : o.threads);
+            // All cores (at most 8) unless -p N or --sequential says otherwise: faster than one
+            // thread from two cores on (docs/PERFORMANCE.md, "Decompression"), same output.
+            const Result r = decompress_fd(in_fd, name, sink, o.format, o.sequential ? 1 : o.threads);
             in_total = r.in_bytes;
             out_total = r.out_bytes;
             return kOk;

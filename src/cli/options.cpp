@@ -49,7 +49,7 @@ void print_usage(bool to_stderr) {
                "                      parallel graph, levels 10-12 search matches on N-1 threads\n"
                "                      beside one optimiser; level 0 and -p 1 (with --tracks auto)\n"
                "                      run one compressor (--sequential); decompressing a gzip file\n"
-               "                      (not a pipe), only with -p N (default one thread)\n"
+               "                      (not a pipe) uses all cores up to 8 (-p N: N, --sequential: 1)\n"
                "      --sequential    one compressor between reader and writer (the reference path)\n"
                "      --chunk BYTES   input per parallel search task (default 1M, at least 4096;\n"
                "                      K and M suffixes)\n"
