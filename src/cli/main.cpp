@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -70,14 +71,27 @@ Status cannot_open(const std::string& path) { return error("Can't open " + in_qu
 char g_temp_path[PATH_MAX];
 volatile std::sig_atomic_t g_temp_active = 0;
 
+// SIGBUS: a gzip file decoded on several threads is mapped, and a file that another
+// process truncates meanwhile faults there (libdeflate's gzip, which maps its input too,
+// dies the same way).  Said in a message prepared beforehand (write() is async-signal-safe).
+char g_bus_message[256];
+std::size_t g_bus_message_size = 0;
+
 extern "C" void remove_temp_and_die(int sig) {
     if (g_temp_active) ::unlink(g_temp_path);  // async-signal-safe
+    if (sig == SIGBUS && g_bus_message_size > 0) {
+        [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, g_bus_message, g_bus_message_size);
+    }
     std::signal(sig, SIG_DFL);
     std::raise(sig);
 }
 
 void install_signal_handlers() {
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, remove_temp_and_die);
+    const std::string bus =
+        fmt::format("{}: bus error: an input file changed size while it was being read\n", program_name());
+    g_bus_message_size = std::min(bus.size(), sizeof(g_bus_message));
+    std::memcpy(g_bus_message, bus.data(), g_bus_message_size);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGBUS}) std::signal(sig, remove_temp_and_die);
 }
 
 // io::FileOutput (the library's file calls use it too), with its temporary name

@@ -1,6 +1,7 @@
 // tests/cli/faults_test.cpp - the command line when the world is hostile: short and
 // interrupted I/O (the LD_PRELOAD shim tests/fault/fault_inject.c), no threads, resource
-// limits, a closed pipe, a full device or a terminal on stdout, SIGINT and SIGTERM midway.
+// limits, a closed pipe, a full device or a terminal on stdout, SIGINT and SIGTERM midway,
+// an input file truncated under the parallel decoder's mapping.
 // Each ends in the reference's bytes or a clear error, never a hang, a crash or a partial
 // file left behind.
 #include <fcntl.h>
@@ -86,6 +87,24 @@ TEST_F(Cli, ThreadCreationFailureIsAnErrorNotACrash) {
         EXPECT_FALSE(r.err.empty());
         EXPECT_LISTING({"in.txt"});
     }
+}
+
+// A gzip file decoded on several threads is mapped.  If another process truncates it
+// meanwhile (the shim cuts it to half its size right after the mapping), reading it faults:
+// the program dies of SIGBUS, as libdeflate's gzip (which maps its input too) does, but it
+// says why and leaves no output file behind.
+TEST_F(Cli, InputShrinkingUnderAMappingLeavesNoOutput) {
+    const char* lib = std::getenv("FLOWDEFLATE_FAULT_LIB");
+    if (!lib || !*lib) GTEST_SKIP() << "FLOWDEFLATE_FAULT_LIB is not set";
+    const std::string gz = reference_compress(text(6'000'000, 33), 1);
+    ASSERT_GT(gz.size(), std::size_t(1) << 20) << "too small for the parallel decoder";
+    write("big.gz", gz);
+    RunOptions o;
+    o.env = {std::string("LD_PRELOAD=") + lib, "FLOWDEFLATE_FAULTS=shrink"};
+    const Result r = fd({"-d", "-p2", "big.gz"}, o);
+    EXPECT_EQ(r.term_signal, SIGBUS) << r.describe();
+    EXPECT_NE(r.err.find("changed size while it was being read"), std::string::npos) << r.err;
+    EXPECT_LISTING({"big.gz"});
 }
 
 // ulimit -v and ulimit -n: whatever the limit, either the right output or a clear error

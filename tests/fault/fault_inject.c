@@ -2,10 +2,13 @@
  * way real systems may: they fail with EINTR before doing anything, or transfer fewer
  * bytes than asked.  Loaded into the flowdeflate command by tests/cli/faults_test.cpp
  * (Cli.ShortAndInterrupted*) to prove that every I/O path retries and still writes the
- * reference's bytes, and (nothread) by Cli.ThreadCreationFailureIsAnErrorNotACrash.
+ * reference's bytes, (nothread) by Cli.ThreadCreationFailureIsAnErrorNotACrash, and
+ * (shrink) by Cli.InputShrinkingUnderAMappingLeavesNoOutput.
  *
- *   FLOWDEFLATE_FAULTS        any of "eintr", "short", "nothread" (comma-separated):
- *                             nothread makes every pthread_create() fail with EAGAIN
+ *   FLOWDEFLATE_FAULTS        any of "eintr", "short", "nothread", "shrink" (comma-separated):
+ *                             nothread makes every pthread_create() fail with EAGAIN;
+ *                             shrink cuts a regular file to half its size right after it
+ *                             was mapped (another process truncating it)
  *   FLOWDEFLATE_FAULT_SEED    seed of the per-process pseudo-random choice (default 1)
  *   FLOWDEFLATE_FAULT_REPORT  file to which the number of injected faults is appended at exit
  *
@@ -21,7 +24,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-static int want_eintr, want_short, want_nothread, configured;
+static int want_eintr, want_short, want_nothread, want_shrink, configured;
 static unsigned long long seed = 1;
 static atomic_ullong calls, injected;
 
@@ -32,6 +35,7 @@ static void configure(void) {
         want_eintr = strstr(f, "eintr") != NULL;
         want_short = strstr(f, "short") != NULL;
         want_nothread = strstr(f, "nothread") != NULL;
+        want_shrink = strstr(f, "shrink") != NULL;
     }
     const char* s = getenv("FLOWDEFLATE_FAULT_SEED");
     if (s) seed = strtoull(s, NULL, 10);
@@ -92,6 +96,34 @@ int pthread_create(pthread_t* t, const pthread_attr_t* attr, void* (*start)(void
         return EAGAIN;
     }
     return REAL(pthread_create)(t, attr, start, arg);
+}
+
+#include <limits.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+static void shrink_mapped(int fd, int flags) {
+    configure();
+    if (!want_shrink || fd <= 2 || (flags & MAP_ANONYMOUS)) return;
+    struct stat st;
+    char link[64], path[PATH_MAX];
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    const ssize_t n = readlink(link, path, sizeof path - 1);
+    if (n <= 0) return;
+    path[n] = 0;
+    if (truncate(path, st.st_size / 2) == 0) atomic_fetch_add(&injected, 1);
+}
+
+void* mmap(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
+    void* p = REAL(mmap)(addr, len, prot, flags, fd, off);
+    if (p != MAP_FAILED) shrink_mapped(fd, flags);
+    return p;
+}
+
+void* mmap64(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
+    void* p = REAL(mmap64)(addr, len, prot, flags, fd, off);
+    if (p != MAP_FAILED) shrink_mapped(fd, flags);
+    return p;
 }
 
 __attribute__((destructor)) static void report(void) {
