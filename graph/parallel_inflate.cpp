@@ -168,8 +168,9 @@ private:
     //
     // The main line decodes the regions no worker has, up to the next region a worker
     // has; there it runs to the stretch's first block boundary (as soon as the worker
-    // knows it), waits for the worker to finish, replays the stretch's tokens against the
-    // window, writes it and starts ISA-L again after it.  A region whose task no worker has
+    // knows it), asks a worker still decoding to stop at its next block end (a takeover),
+    // replays the stretch's tokens against the window, writes it and starts ISA-L again
+    // after it.  A region whose task no worker has
     // started yet is taken back and decoded here; a stretch that cannot be used (no start
     // found, or not met exactly) is dropped.
     std::size_t member(std::uint64_t bit) {
@@ -284,9 +285,9 @@ private:
     }
 
     // How many regions the main line decodes itself before the workers' next ones, each
-    // time it has caught up with them: a worker's time per region, less the main line's
-    // time to replay one, over the main line's time to decode one, so that a worker's
-    // region is done about when the main line gets there.  The ratio is rarely whole: the
+    // time it has caught up with them: a worker's time per input bit, less the main line's
+    // time to replay it, over the main line's time to decode a bit itself, so that a
+    // worker's region is done about when the main line gets there.  The ratio is rarely whole: the
     // gaps follow it on average (1.4 gives 1, 1, 2, 1, 2, ...; 0.8 gives 0, 1, 1, 1, 1, ...:
     // a worker then takes two regions in a row).
     std::size_t gap() {
