@@ -28,6 +28,10 @@ struct MatchRun {
 
 class MatchFeed {
 public:
+    /// A run's records stay readable this many entries past its last one (the parser
+    /// copies matches in blocks of this many; what lies there is never used).
+    static constexpr std::size_t kReadSlack = 8;
+
     virtual ~MatchFeed() = default;
     /// The records from @p pos on: the input's first byte on the first call, then where
     /// the previous run ended.  The parser asks only for positions before the input's end.
