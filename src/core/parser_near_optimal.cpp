@@ -135,9 +135,9 @@ void NearOptimalParser::tally_item_list(u32 block_length) {
     freqs_.litlen[kEndOfBlock]++;
 }
 
-void NearOptimalParser::choose_all_literals(const u8* block, u32 block_length) {
+void NearOptimalParser::choose_all_literals() {
     freqs_.clear();
-    for (u32 i = 0; i < block_length; ++i) freqs_.litlen[block[i]]++;
+    std::memcpy(freqs_.litlen, block_bytes_, sizeof(block_bytes_));
     freqs_.litlen[kEndOfBlock]++;
     BlockCoder::make_codes(freqs_, codes_);
 }
@@ -159,15 +159,12 @@ void NearOptimalParser::set_costs_from_codes(const HuffmanCodes& codes) {
     }
 }
 
-void NearOptimalParser::choose_default_litlen_costs(const u8* block_begin, u32 block_length, u32& lit_cost,
-                                                    u32& len_sym_cost) {
+void NearOptimalParser::choose_default_litlen_costs(u32 block_length, u32& lit_cost, u32& len_sym_cost) {
     // Distinct literals in the block, ignoring very rare ones.
-    std::memset(freqs_.litlen, 0, kNumLiterals * sizeof(u32));
     u32 literal_freq = block_length;
     const u32 cutoff = literal_freq >> 11;
-    for (u32 i = 0; i < block_length; ++i) freqs_.litlen[block_begin[i]]++;
     u32 num_used_literals = 0;
-    for (u32 i = 0; i < kNumLiterals; ++i) num_used_literals += freqs_.litlen[i] > cutoff;
+    for (u32 i = 0; i < kNumLiterals; ++i) num_used_literals += block_bytes_[i] > cutoff;
     if (num_used_literals == 0) num_used_literals = 1;
 
     // Literal vs match frequency from the greedy view gathered while matching, counting
@@ -225,9 +222,9 @@ void NearOptimalParser::adjust_costs(u32 lit_cost, u32 len_sym_cost) {
         adjust_costs_impl(lit_cost, len_sym_cost, 0);
 }
 
-void NearOptimalParser::set_initial_costs(const u8* block_begin, u32 block_length, bool is_first_block) {
+void NearOptimalParser::set_initial_costs(u32 block_length, bool is_first_block) {
     u32 lit_cost, len_sym_cost;
-    choose_default_litlen_costs(block_begin, block_length, lit_cost, len_sym_cost);
+    choose_default_litlen_costs(block_length, lit_cost, len_sym_cost);
     if (is_first_block)
         set_default_costs(lit_cost, len_sym_cost);
     else
@@ -250,8 +247,10 @@ void NearOptimalParser::optimize_and_emit_block(const u8* block_begin, u32 block
     u32 cur_true_cost = 0;
     u32 static_cost = UINT32_MAX;
 
-    // Sometimes literals alone beat anything the optimisation finds.
-    choose_all_literals(block_begin, block_length);
+    // Sometimes literals alone beat anything the optimisation finds.  The block's byte
+    // counts serve that and the default literal costs.
+    count_bytes(block_begin, block_length, block_bytes_);
+    choose_all_literals();
     const u32 only_lits_cost = true_cost();
 
     // Matches may not run past the block end.
@@ -267,7 +266,7 @@ void NearOptimalParser::optimize_and_emit_block(const u8* block_begin, u32 block
         costs_ = costs_saved_;
     }
 
-    set_initial_costs(block_begin, block_length, is_first_block);
+    set_initial_costs(block_length, is_first_block);
     do {
         find_min_cost_path(block_length, cache_ptr);
         cur_true_cost = true_cost();
@@ -281,7 +280,7 @@ void NearOptimalParser::optimize_and_emit_block(const u8* block_begin, u32 block
     bool literal_block = false;
     if (std::min(only_lits_cost, static_cost) < best_true_cost) {
         if (only_lits_cost < static_cost) {
-            choose_all_literals(block_begin, block_length);
+            choose_all_literals();
             set_costs_from_codes(codes_);
             used_only_literals = true;
             literal_block = true;

@@ -96,13 +96,13 @@ private:
                                  BlockSinkRef sink);
     void find_min_cost_path(u32 block_length, const LzMatch* cache_end);
     void tally_item_list(u32 block_length);
-    void choose_all_literals(const u8* block, u32 block_length);
+    void choose_all_literals();  // from block_bytes_
     void set_costs_from_codes(const HuffmanCodes& codes);
-    void choose_default_litlen_costs(const u8* block_begin, u32 block_length, u32& lit_cost, u32& len_sym_cost);
+    void choose_default_litlen_costs(u32 block_length, u32& lit_cost, u32& len_sym_cost);
     void set_default_costs(u32 lit_cost, u32 len_sym_cost);
     void adjust_costs(u32 lit_cost, u32 len_sym_cost);
     void adjust_costs_impl(u32 lit_cost, u32 len_sym_cost, int change_amount);
-    void set_initial_costs(const u8* block_begin, u32 block_length, bool is_first_block);
+    void set_initial_costs(u32 block_length, bool is_first_block);
     void init_stats();
     void merge_stats();
     void save_stats();
@@ -112,6 +112,7 @@ private:
     LevelParams params_;
     BlockCoder coder_;  // for the exact dynamic-block cost and the static code lengths
     SymbolFreqs freqs_{};
+    u32 block_bytes_[kNumLiterals]{};  // the block's byte counts (count_bytes)
     HuffmanCodes codes_{};
     BlockSplitStats split_stats_{};
     Costs costs_{};

@@ -35,6 +35,22 @@ struct SymbolFreqs {
     void clear() { std::memset(this, 0, sizeof(*this)); }
 };
 
+/// How often each byte value occurs in [data, data + n): four tables counted in turn and
+/// summed, so that a run of one value does not chain every increment through one counter
+/// (each increment waits for the store before it otherwise).
+inline void count_bytes(const u8* data, std::size_t n, u32 (&counts)[kNumLiterals]) {
+    u32 part[4][kNumLiterals] = {};
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        part[0][data[i]]++;
+        part[1][data[i + 1]]++;
+        part[2][data[i + 2]]++;
+        part[3][data[i + 3]]++;
+    }
+    for (; i < n; ++i) part[0][data[i]]++;
+    for (u32 b = 0; b < kNumLiterals; ++b) counts[b] = part[0][b] + part[1][b] + part[2][b] + part[3][b];
+}
+
 /// A block's Huffman codes: bit-reversed codewords and their lengths.
 struct HuffmanCodes {
     u32 litlen_codewords[kNumLitlenSyms];
