@@ -93,7 +93,10 @@ void ParallelMatchSearch::search(Slot& slot) {
             auto mf = take(pool_mutex_, finders_, [] { return std::make_unique<core::BtMatchFinder>(); });
             core::MatchRecorder searcher(params_, *mf, in_begin, begin, present);
             while (searcher.pos() < end) {
-                Buffer records = take(pool_mutex_, pages_, [] { return Buffer(new core::LzMatch[kPageEntries + core::MatchFeed::kReadSlack]); });
+                // The slack past a page's entries: the parser's block copies (match_feed.hpp).
+                Buffer records = take(pool_mutex_, pages_, [] {
+                    return Buffer(new core::LzMatch[kPageEntries + core::MatchFeed::kReadSlack]);
+                });
                 searcher.search(end, records.get(), kPageEntries);
                 slot.pages.push_back({std::move(records), searcher.pos()});
             }
