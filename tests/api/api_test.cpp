@@ -328,7 +328,8 @@ TEST(Arena, CallsInTheCallersArenaCreateNoThreads) {
 
 TEST(Arena, ConcurrencyOneWithTheCallerInsideDoesNotHang) {
     tbb::task_arena arena(1);
-    const Bytes data = testing::generate(Kind::text, 4'000'000, 6);
+    // 1.5 MB under sanitizers (still about 90 chunks of 16 KiB; 4 MB took 33 s under TSan).
+    const Bytes data = testing::generate(Kind::text, FLOWDEFLATE_SANITIZED ? 1'500'000 : 4'000'000, 6);
     auto run = std::async(std::launch::async, [&] {
         bool ok = true;
         arena.execute([&] {
@@ -369,7 +370,9 @@ TEST(Concurrency, IndependentCallsFromSeveralThreads) {
 // ---- cancellation ---------------------------------------------------------------------------
 
 TEST(Cancellation, StopTokenAndContextStopEveryKindOfCall) {
-    const Bytes data = testing::generate(Kind::binary, 8'000'000, 7);
+    // 3 MB under sanitizers (still three 1 MB stream writes and many segments; 8 MB took
+    // 51 s under TSan).
+    const Bytes data = testing::generate(Kind::binary, FLOWDEFLATE_SANITIZED ? 3'000'000 : 8'000'000, 7);
     const Bytes random = testing::generate(Kind::random, 2'500'000, 7);
     for (const int level : {1, 6, 10}) {
         for (const bool use_context : {false, true}) {
