@@ -57,8 +57,10 @@ void InputWindow::reserve() {
             // fresh 4 KiB pages for 105 MB cost 0.35 s of wall time on the VM hosts we
             // measure on, and 0.04 s as huge pages (docs/PERFORMANCE.md, "Reading the
             // input").  Small inputs stay on small pages: a 2 MiB page to zero is not worth
-            // it for a file of a few pages.
-            if (want >= 2 * slot) madvise(base_, want / slot * slot, MADV_HUGEPAGE);  // advice only
+            // it for a file of a few pages, nor for the first slots of a pipe or a library
+            // stream, which are often small (each stream has its own window).
+            const std::size_t small = seekable_ ? 0 : 2 * slot;
+            if (want >= small + 2 * slot) madvise(base_ + small, (want - small) / slot * slot, MADV_HUGEPAGE);
             break;
         }
         // A pipe's range may be cut down (ulimit -v); a file's may not.
