@@ -21,6 +21,42 @@
 
 namespace flowdeflate::graph {
 
+/// oneTBB 2021.8 (Debian 12) reads its max_allowed_parallelism controls without its own
+/// lock when it starts an arena (market::global_market()), while a global_control's
+/// constructor and destructor change them under that lock: ThreadSanitizer caught one
+/// call's control racing with another call's arena (Concurrency.
+/// IndependentCallsFromSeveralThreads).  Our calls make and drop their controls, and
+/// initialise their arenas, under this one mutex.
+inline std::mutex& tbb_setup_mutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+
+/// Initialises @p arena (if it is not yet) under tbb_setup_mutex().
+inline void initialize_arena(tbb::task_arena& arena) {
+    std::lock_guard lock(tbb_setup_mutex());
+    arena.initialize();
+}
+
+/// Lets TBB run @p threads workers past the number of cores while it lives: a
+/// max_allowed_parallelism control, made and dropped under tbb_setup_mutex().
+class AllowParallelism {
+public:
+    explicit AllowParallelism(std::size_t threads) {
+        std::lock_guard lock(tbb_setup_mutex());
+        control_.emplace(tbb::global_control::max_allowed_parallelism, threads);
+    }
+    ~AllowParallelism() {
+        std::lock_guard lock(tbb_setup_mutex());
+        control_.reset();
+    }
+    AllowParallelism(const AllowParallelism&) = delete;
+    AllowParallelism& operator=(const AllowParallelism&) = delete;
+
+private:
+    std::optional<tbb::global_control> control_;
+};
+
 class ArenaUse {
 public:
     /// How a call may get its arena when Options::arena is not set.
@@ -36,9 +72,15 @@ public:
     };
 
     explicit ArenaUse(const Options& o, Reuse reuse = Reuse::own) {
+        {
+            // This thread's first use of TBB starts it there (governor::init_external_thread(),
+            // which reads the controls): here, under the lock, not later in execute().
+            std::lock_guard lock(tbb_setup_mutex());
+            tbb::this_task_arena::isolate([] {});
+        }
         if (o.arena) {
             arena_ = o.arena;
-            arena_->initialize();
+            initialize_arena(*arena_);
             return;
         }
         const int cores = tbb::info::default_concurrency();
@@ -55,8 +97,9 @@ public:
             }
         }
         // TBB caps its workers at the number of cores unless told otherwise.
-        if (threads > cores) allow_more_.emplace(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
+        if (threads > cores) allow_more_.emplace(std::size_t(threads));
         own_.emplace(threads);
+        initialize_arena(*own_);
         arena_ = &*own_;
     }
     [[nodiscard]] tbb::task_arena& get() { return *arena_; }
@@ -77,9 +120,8 @@ private:
     // past that).  Never destroyed: a call may still run at exit.
     static tbb::task_arena* shared_arena(int threads) {
         static constexpr std::size_t kMaxSharedArenas = 16;
-        static std::mutex mutex;
         static auto* arenas = new std::vector<std::pair<int, tbb::task_arena*>>;
-        std::lock_guard lock(mutex);
+        std::lock_guard lock(tbb_setup_mutex());
         for (const auto& [n, arena] : *arenas)
             if (n == threads) return arena;
         if (arenas->size() == kMaxSharedArenas) return nullptr;
@@ -89,7 +131,7 @@ private:
         return arena;
     }
 
-    std::optional<tbb::global_control> allow_more_;
+    std::optional<AllowParallelism> allow_more_;
     std::optional<tbb::task_arena> own_;
     std::optional<tbb::task_arena> attached_;
     tbb::task_arena* arena_ = nullptr;

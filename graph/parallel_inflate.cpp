@@ -1,6 +1,8 @@
 // parallel_inflate.cpp - see parallel_inflate.hpp.
 #include "graph/parallel_inflate.hpp"
 
+#include "graph/arena.hpp"
+
 #include <isa-l/crc.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -109,6 +111,7 @@ public:
           regions_((input.size() + region_bytes_ - 1) / region_bytes_),
           arena_(workers_ + 1, 1) {  // a slot kept for the main line: try_put never waits for one
         stats_.regions = regions_;
+        initialize_arena(arena_);  // under the lock that our TBB controls are made under
         // A graph runs its tasks in the arena it is made in.
         arena_.execute([&] {
             graph_.emplace();
@@ -463,9 +466,8 @@ Result parallel_gunzip(std::span<const std::uint8_t> input, const Sink& sink, co
                        ParallelInflateStats* stats) {
     ParallelInflateStats local;
     // TBB caps its workers at the number of cores unless told otherwise.
-    std::optional<tbb::global_control> allow_more;
-    if (options.threads > tbb::info::default_concurrency())
-        allow_more.emplace(tbb::global_control::max_allowed_parallelism, std::size_t(options.threads));
+    std::optional<AllowParallelism> allow_more;
+    if (options.threads > tbb::info::default_concurrency()) allow_more.emplace(std::size_t(options.threads));
     MainLine line(input, sink, options, stats ? *stats : local);
     return line.run();
 }
