@@ -10,6 +10,8 @@
 #include <cstring>
 #include <optional>
 
+#include "io/aligned_map.hpp"
+
 namespace flowdeflate::graph {
 
 InputWindow::InputWindow(int fd, std::string name, WindowOptions options)
@@ -38,19 +40,15 @@ void InputWindow::reserve() {
     // One spare page past the end: the reader probes there to notice a file that grew.
     std::size_t want = seekable_ ? std::size_t(expected_size_) + 2 * page_ : options_.pipe_reserve;
     want = (want + page_ - 1) / page_ * page_;
-    // The range starts on a slot boundary (one slot more is reserved to align it): then a
-    // slot is whole page tables, and mremap() moves them as such when it recycles a slot
+    // The range starts on a slot boundary: then a slot is whole page tables, and mremap() moves them as such when it recycles a slot
     // (commit()).  Unaligned, it rewrites 512 entries one by one, and on the 2-core VM
     // hosts we measure on every page of the moved slot then cost a fault in the
     // hypervisor when next touched: reading 105 MB took 0.20 s instead of 0.05 s of CPU
     // (docs/PERFORMANCE.md, "Reading the input").
     const std::size_t slot = options_.release_step;
     for (;;) {
-        void* p = mmap(nullptr, want + slot, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p != MAP_FAILED) {
-            map_ = static_cast<std::uint8_t*>(p);
-            mapped_ = want + slot;
-            base_ = map_ + (slot - reinterpret_cast<std::uintptr_t>(map_) % slot) % slot;
+        if (void* p = io::map_aligned(want, slot, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)) {
+            base_ = static_cast<std::uint8_t*>(p);
             reserved_ = want;
             // Transparent huge pages where the system allows them for advised ranges (Debian's
             // default): a slot is then one page, faulted in and moved as one.  Committing
@@ -71,7 +69,7 @@ void InputWindow::reserve() {
 }
 
 InputWindow::~InputWindow() {
-    if (map_) munmap(map_, mapped_);
+    if (base_) munmap(base_, reserved_);
 }
 
 std::uint64_t InputWindow::bytes_read() const {

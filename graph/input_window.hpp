@@ -111,8 +111,6 @@ private:
     bool seekable_ = false;
     std::uint64_t start_offset_ = 0;   // regular files: where reading starts
     std::uint64_t expected_size_ = 0;  // regular files: bytes from there at open
-    std::uint8_t* map_ = nullptr;  // the reservation as mapped: base_ and slack to align it
-    std::size_t mapped_ = 0;
     std::uint8_t* base_ = nullptr;  // a multiple of options_.release_step
     std::size_t reserved_ = 0;
     std::size_t page_ = 4096;

@@ -19,6 +19,8 @@
 #include <memory>
 #include <new>
 
+#include "io/aligned_map.hpp"
+
 namespace flowdeflate::inflate {
 
 template <class T>
@@ -59,14 +61,8 @@ private:
         // kernel when the array is freed.  Over-mapped by one huge page, then trimmed to a
         // 2 MiB-aligned range, so that the kernel can back it with huge pages.
         const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-        void* raw = ::mmap(nullptr, rounded + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (raw == MAP_FAILED) throw std::bad_alloc();
-        const auto at = reinterpret_cast<std::uintptr_t>(raw);
-        const std::uintptr_t aligned = (at + kHugePage - 1) / kHugePage * kHugePage;
-        if (aligned > at) ::munmap(raw, aligned - at);
-        if (const std::size_t tail = at + kHugePage - aligned; tail > 0)
-            ::munmap(reinterpret_cast<void*>(aligned + rounded), tail);
-        void* p = reinterpret_cast<void*>(aligned);
+        void* p = io::map_aligned(rounded, kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
+        if (!p) throw std::bad_alloc();
         ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: fine if refused
         return Pointer(static_cast<T*>(p), Free{rounded});
     }
