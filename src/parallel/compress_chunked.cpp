@@ -18,6 +18,7 @@ std::vector<u8> compress_chunked(std::span<const u8> in, int level, Format forma
     StreamAssembler assembler(out, format, level);
     ChunkSearcher searcher(level);
     Resolver resolver(level, options.tracks, options.workers);
+    if (options.resolver_load) resolver.fix_resolver_load(*options.resolver_load);
     BlockEncoder encoder;
     CodedBlock coded;
     const u8* const end = in.data() + in.size();

@@ -19,6 +19,10 @@ struct ChunkedOptions {
     TrackMode tracks = TrackMode::automatic;
     int workers = 1;  ///< the worker count the automatic track choice assumes
     std::optional<u32> arm_margin = std::nullopt;  ///< overrides the plans' TrackPlan::arm_margin (tests)
+    /// The resolver's load (resolver time over search time per track) the automatic plan
+    /// weighs; unset: measured, so that the plans, though never the bytes, vary with the
+    /// host's timing.
+    std::optional<double> resolver_load = std::nullopt;
 };
 
 /// Runs Search, Resolve, Code and Assemble one after another over @p in, chunk by chunk.

@@ -46,7 +46,7 @@ void TrackPlanner::chunk_resolved(const ChunkTracks& tracks, std::uint64_t resol
     clean_chunks_ = chunk_missed_ ? 0 : clean_chunks_ + 1;
     weigh_step_masks(tracks);
     // Load of the resolver against the search, per track, smoothed over ~8 chunks.
-    if (!tracks.tracks.empty()) {
+    if (!tracks.tracks.empty() && !load_fixed_) {
         const double search_per_track = double(tracks.search_ns) / double(tracks.tracks.size());
         resolver_load_ += (double(resolve_ns) / std::max(1.0, search_per_track) - resolver_load_) / 8;
     }

@@ -49,6 +49,13 @@ public:
     }
     /// The chunk of @p tracks is resolved, in @p resolve_ns of the resolver's own time.
     void chunk_resolved(const ChunkTracks& tracks, std::uint64_t resolve_ns);
+    /// Weighs @p load (resolver time over search time per track) from now on instead of
+    /// the measured one: the threadless stages (compress_chunked) in tests, whose plans
+    /// must not depend on the host's speed.
+    void fix_resolver_load(double load) {
+        resolver_load_ = load;
+        load_fixed_ = true;
+    }
 
     // The constants, each measured (docs/PERFORMANCE.md).
     /// automatic: branches only after a min-length miss, until this many clean chunks.
@@ -80,6 +87,7 @@ private:
     int masked_chunks_left_ = 0;
     std::vector<u32> recent_min_lens_;  ///< newest first
     double resolver_load_ = 0;  ///< resolver time / search time per track, per chunk, smoothed
+    bool load_fixed_ = false;   ///< fix_resolver_load() was called
     u32 clean_chunks_ = 0;      ///< chunks in a row without a min_len miss
     bool chunk_missed_ = false;
 };

@@ -20,6 +20,7 @@ public:
     virtual ~Base() = default;
     virtual void resolve(std::shared_ptr<const ChunkTracks> tracks, const Emit& emit) = 0;
     [[nodiscard]] virtual TrackPlan plan() const = 0;
+    virtual void fix_resolver_load(double load) = 0;
     ResolverStats stats{};
 };
 
@@ -78,6 +79,7 @@ public:
     }
 
     [[nodiscard]] TrackPlan plan() const override { return planner_.plan(); }
+    void fix_resolver_load(double load) override { planner_.fix_resolver_load(load); }
 
 private:
     // A repair's items go to the block logic and to the block's repair items.
@@ -210,6 +212,7 @@ void Resolver::resolve(std::shared_ptr<const ChunkTracks> tracks, const Emit& em
     impl_->resolve(std::move(tracks), emit);
 }
 TrackPlan Resolver::plan() const { return impl_->plan(); }
+void Resolver::fix_resolver_load(double load) { impl_->fix_resolver_load(load); }
 const ResolverStats& Resolver::stats() const { return impl_->stats; }
 
 }  // namespace flowdeflate::parallel

@@ -39,6 +39,9 @@ public:
     void resolve(std::shared_ptr<const ChunkTracks> tracks, const Emit& emit);
     /// The plan for chunks searched from now on (the resolver's feedback).
     [[nodiscard]] TrackPlan plan() const;
+    /// Plans with @p load as the resolver's load instead of measuring it
+    /// (TrackPlanner::fix_resolver_load()).
+    void fix_resolver_load(double load);
     [[nodiscard]] const ResolverStats& stats() const;
 
     /// The resolver of one parser type (resolver.cpp).
