@@ -5,6 +5,8 @@
 //   mf_hash_table_L1 / mf_hash_chains_L6 / mf_hash_chains_L9 / mf_binary_trees_L12 :
 //       a match finder alone: one search (which also inserts the position) at *every*
 //       position, with the level's depth and nice length, no parsing; bytes/s = positions/s
+//   mf_hash_chains_insert/N : the hash chains' insertion alone (a repair's catch-up and
+//       priming), in runs of N bytes
 //   parse_fastest / parse_greedy / parse_lazy / parse_lazy2 : a level's parser with its
 //       match finder (ht for level 1, hc for 2-9), blocks to a counting sink
 //   search_chunk_L1 / search_chunk_L6 / search_chunk_L6_masks / search_chunk_L6_branches :
@@ -103,6 +105,21 @@ void mf_hash_chains_L6(benchmark::State& s) { hash_chains(s, 6); }
 void mf_hash_chains_L9(benchmark::State& s) { hash_chains(s, 9); }
 BENCHMARK(mf_hash_chains_L6)->Unit(benchmark::kMillisecond);
 BENCHMARK(mf_hash_chains_L9)->Unit(benchmark::kMillisecond);
+
+// Insertion alone, as the resolver's repairs bring their finder up to a repair's position
+// (catch_up() over the gap since the last repair, prime() over 32 KiB): every position
+// inserted, in runs of range(0) bytes.
+void mf_hash_chains_insert(benchmark::State& state) {
+    auto mf = std::make_unique<core::HcMatchFinder>();
+    const std::size_t run = std::size_t(state.range(0));
+    match_finder(state, [&](const u8* begin, const u8* end) {
+        mf->init(begin);
+        u32 hashes[2] = {0, 0};
+        for (const u8* p = begin; p < end; p += run) mf->insert_range(p, std::min(p + run, end), end + 8, hashes);
+        return hashes[0] + hashes[1];
+    });
+}
+BENCHMARK(mf_hash_chains_insert)->Arg(43)->Arg(218)->Arg(32768)->Unit(benchmark::kMillisecond);
 
 void mf_binary_trees_L12(benchmark::State& state) {
     const core::LevelParams params = core::LevelParams::for_level(12);
