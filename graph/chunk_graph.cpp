@@ -7,6 +7,7 @@
 #include "core/levels.hpp"
 #include "parallel/assembler.hpp"
 #include "parallel/encoder.hpp"
+#include "parallel/pool.hpp"
 #include "parallel/searcher.hpp"
 
 namespace flowdeflate::graph {
@@ -71,10 +72,14 @@ struct ChunkGraph::Nodes {
     // Who writes what: the serial nodes' state belongs to their node (one body at a time,
     // in order); what crosses threads is said on each field.
     parallel::StreamAssembler assembler;                      // Assemble's
-    std::unique_ptr<parallel::BlockEncoder> assemble_encoder;  // Assemble's (one worker: coding at assembly)
+    using Searchers = parallel::StatePool<parallel::ChunkSearcher, kMaxLevel + 1>;
+    using Encoders = parallel::StatePool<parallel::BlockEncoder, 1>;
+    Encoders::Handle assemble_encoder;  // Assemble's (one worker: coding at assembly)
     parallel::Resolver resolver;                              // Resolve's
-    tbb::enumerable_thread_specific<std::unique_ptr<parallel::ChunkSearcher>> searchers;  // one per Search thread
-    tbb::enumerable_thread_specific<std::unique_ptr<parallel::BlockEncoder>> encoders;    // one per Code thread
+    // One per Search / Code thread, taken from the process's pools and given back when the
+    // graph goes (pool.hpp: StatePool).
+    tbb::enumerable_thread_specific<Searchers::Handle> searchers;
+    tbb::enumerable_thread_specific<Encoders::Handle> encoders;
     std::mutex plan_mutex;
     parallel::TrackPlan plan;  // under plan_mutex: Resolve writes it after each chunk, Search copies it
     const std::uint8_t* in_begin = nullptr;  // Resolve's, from the first job
@@ -150,6 +155,14 @@ struct ChunkGraph::Nodes {
         }
     }
 
+    Searchers::Handle take_searcher() const {
+        return Searchers::instance().take(std::size_t(options.level),
+                                          [&] { return std::make_unique<parallel::ChunkSearcher>(options.level); });
+    }
+    static Encoders::Handle take_encoder() {
+        return Encoders::instance().take(0, [] { return std::make_unique<parallel::BlockEncoder>(); });
+    }
+
     // Search: the tracks of one chunk, on any worker.  After a failure, messages still
     // flow (empty), so that the limiters and sequencers drain.
     TracksMsg search_body(const parallel::ChunkJob& job) {
@@ -157,7 +170,7 @@ struct ChunkGraph::Nodes {
             try {
                 check_cancelled(options);
                 auto& searcher = searchers.local();
-                if (!searcher) searcher = std::make_unique<parallel::ChunkSearcher>(options.level);
+                if (!searcher) searcher = take_searcher();
                 parallel::TrackPlan p;
                 {
                     std::lock_guard lock(plan_mutex);
@@ -220,7 +233,7 @@ struct ChunkGraph::Nodes {
         try {
             const std::uint64_t t0 = thread_cpu_ns();
             auto& encoder = encoders.local();
-            if (!encoder) encoder = std::make_unique<parallel::BlockEncoder>();
+            if (!encoder) encoder = take_encoder();
             encoder->encode(*block, *coded);
             code_ns += thread_cpu_ns() - t0;
             if (options.probe) ++options.probe->blocks_coded;
@@ -236,7 +249,7 @@ struct ChunkGraph::Nodes {
             const std::uint64_t t0 = thread_cpu_ns();
             try {
                 if (coded->uncoded) {
-                    if (!assemble_encoder) assemble_encoder = std::make_unique<parallel::BlockEncoder>();
+                    if (!assemble_encoder) assemble_encoder = take_encoder();
                     assembler.append(*coded->uncoded, *assemble_encoder);
                 } else {
                     assembler.append(*coded);

@@ -37,6 +37,7 @@
 #include "io/fd_io.hpp"
 #include "io/fd_sink.hpp"
 #include "io/file_output.hpp"
+#include "parallel/pool.hpp"
 
 namespace flowdeflate {
 namespace {
@@ -56,6 +57,9 @@ class UserSink final : public core::SegmentSink {
 public:
     UserSink(const Sink& sink, const Options& options, std::function<std::uint64_t()> in_bytes)
         : sink_(sink), options_(options), in_bytes_(std::move(in_bytes)) {}
+    ~UserSink() override { Segments::instance().give(std::move(spare_)); }
+    UserSink(const UserSink&) = delete;
+    UserSink& operator=(const UserSink&) = delete;
     void write(std::vector<u8>&& segment) override {
         graph::check_cancelled(options_);
         sink_(segment);
@@ -63,14 +67,20 @@ public:
         if (options_.progress) options_.progress(in_bytes_(), out_bytes_);
         spare_ = std::move(segment);
     }
+    void recycle(std::vector<u8>&& b) override { spare_ = std::move(b); }
     std::vector<u8> buffer(std::size_t size) override {
-        std::vector<u8> b = std::move(spare_);
+        std::vector<u8> b = spare_.capacity() ? std::move(spare_) : Segments::instance().take();
         b.resize(size);
         return b;
     }
     [[nodiscard]] std::uint64_t out_bytes() const { return out_bytes_.load(std::memory_order_relaxed); }
 
 private:
+    // Segments (1.5 MiB) kept across calls: allocated per call, they came from the
+    // allocator's heaps once glibc's mmap threshold had risen past them, and thousands of
+    // calls left 10-20 MiB of those heaps free but resident (tests/api/long_run_test.cpp).
+    using Segments = parallel::Pool<std::vector<u8>>;
+
     const Sink& sink_;
     const Options& options_;
     std::function<std::uint64_t()> in_bytes_;

@@ -21,6 +21,9 @@ public:
     virtual void write(std::vector<u8>&& segment) = 0;
     /// A buffer of at least @p size bytes to fill next; a sink may recycle written ones.
     virtual std::vector<u8> buffer(std::size_t size) { return std::vector<u8>(size); }
+    /// Takes back a buffer from buffer() that holds nothing to write (the one left when
+    /// the output goes), for a sink that keeps buffers; the default frees it.
+    virtual void recycle(std::vector<u8>&& /*unused*/) {}
 };
 
 class SegmentedOutput {
@@ -32,6 +35,9 @@ public:
     SegmentedOutput(SegmentSink& sink, std::size_t segment_size) : sink_(sink), segment_size_(segment_size) {
         next_buffer();
     }
+    ~SegmentedOutput() { sink_.recycle(std::move(buf_)); }
+    SegmentedOutput(const SegmentedOutput&) = delete;
+    SegmentedOutput& operator=(const SegmentedOutput&) = delete;
 
     BitWriter& writer() { return w_; }
 

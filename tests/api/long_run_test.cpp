@@ -2,7 +2,8 @@
 // that compresses its responses): tens of thousands of default calls, from the main
 // thread, from tbb::parallel_for inside the application's own task_arena, and from
 // several threads at once, must not grow the process.  Each test warms up first (pools
-// fill, the allocator settles), then fails when resident memory grows by more than
+// fill, the allocator settles), then fails when the memory the process holds (resident
+// once the allocator's free pages are given back: support/process.hpp) grows by more than
 // kMaxGrowthMiB over the calls that follow.  Outputs are checked against the reference.
 //
 // Speed over the run (the last calls no slower than the first) is measured, not asserted
@@ -28,12 +29,12 @@ namespace {
 constexpr double kMaxGrowthMiB = 4;
 constexpr int kScale = FLOWDEFLATE_SANITIZED ? 10 : 1;  // fewer calls under sanitizers
 
-using testing::resident_mib;
+using testing::held_mib;
 using testing::thread_count;
 
 void expect_bounded(double before, double after, const char* what) {
     if (FLOWDEFLATE_SANITIZED) return;
-    EXPECT_LE(after - before, kMaxGrowthMiB) << what << ": resident memory grew from " << before << " to " << after
+    EXPECT_LE(after - before, kMaxGrowthMiB) << what << ": memory held grew from " << before << " to " << after
                                              << " MiB";
 }
 
@@ -49,14 +50,14 @@ TEST(LongRun, SmallCallsFromTheMainThreadDoNotGrow) {
     const Slice s(4096, kDefaultLevel, 1);
     const int calls = 20'000 / kScale;
     for (int i = 0; i < calls / 20; ++i) ASSERT_EQ(compress(s.in), s.want);
-    const double before = resident_mib();
+    const double before = held_mib();
     Bytes out;
     for (int i = 0; i < calls; ++i) {
         out.clear();
         compress(s.in, out);
     }
     EXPECT_EQ(out, s.want);
-    expect_bounded(before, resident_mib(), "20,000 calls from the main thread");
+    expect_bounded(before, held_mib(), "20,000 calls from the main thread");
 }
 
 TEST(LongRun, SmallCallsFromAnApplicationsArenaDoNotGrow) {
@@ -71,12 +72,12 @@ TEST(LongRun, SmallCallsFromAnApplicationsArenaDoNotGrow) {
         });
     };
     batch();
-    const double before = resident_mib();
+    const double before = held_mib();
     const int threads_before = thread_count();
     for (int b = 1; b < 20; ++b) batch();
     EXPECT_EQ(wrong.load(), 0);
     EXPECT_LE(thread_count(), threads_before) << "calls left threads behind";
-    expect_bounded(before, resident_mib(), "20 batches of 1,000 calls in an application's arena");
+    expect_bounded(before, held_mib(), "20 batches of 1,000 calls in an application's arena");
 }
 
 TEST(LongRun, CallsFromSeveralThreadsAtOnceDoNotGrow) {
@@ -96,10 +97,10 @@ TEST(LongRun, CallsFromSeveralThreadsAtOnceDoNotGrow) {
         for (auto& th : threads) th.join();
     };
     run(500 / kScale);
-    const double before = resident_mib();
+    const double before = held_mib();
     run(5000 / kScale);
     EXPECT_EQ(wrong.load(), 0);
-    expect_bounded(before, resident_mib(), "4 threads x 5,000 calls");
+    expect_bounded(before, held_mib(), "4 threads x 5,000 calls");
 }
 
 TEST(LongRun, CallsOverOneChunkReuseTheirArenas) {
@@ -132,13 +133,13 @@ TEST(LongRun, CallsOverOneChunkReuseTheirArenas) {
     // the calls in flight at once need (under load, with three of them in the
     // application's arena, that took a few hundred calls).
     run(calls / 2);
-    const double before = resident_mib();
+    const double before = held_mib();
     const int threads_before = thread_count();
     run(calls);
     EXPECT_EQ(wrong.load(), 0);
     EXPECT_EQ(elsewhere.load(), 0) << "a call from the application's task left its arena";
     EXPECT_LE(thread_count(), threads_before) << "calls left threads behind";
-    expect_bounded(before, resident_mib(), "calls over one chunk");
+    expect_bounded(before, held_mib(), "calls over one chunk");
 }
 
 }  // namespace
