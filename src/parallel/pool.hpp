@@ -1,6 +1,7 @@
 // pool.hpp - storage of finished tracks (item buffers, branch records), output segments
-// and workers' state, kept for the next ones: a chunk's tracks take megabytes, and fresh pages for every chunk cost page
-// faults.  A few are kept with their capacity, the rest are freed.
+// and workers' state, kept for the next ones: a chunk's tracks take megabytes, and fresh
+// pages for every chunk cost page faults.  A few are kept with their capacity, the rest
+// are freed.
 #pragma once
 
 #include <sys/mman.h>
