@@ -95,7 +95,7 @@ void ParallelMatchSearch::search(Slot& slot) {
             while (searcher.pos() < end) {
                 // The slack past a page's entries: the parser's block copies (match_feed.hpp).
                 Buffer records = take(pool_mutex_, pages_, [] {
-                    return Buffer(new core::LzMatch[kPageEntries + core::MatchFeed::kReadSlack]);
+                    return Buffer(kPageEntries + core::MatchFeed::kReadSlack);
                 });
                 searcher.search(end, records.get(), kPageEntries);
                 slot.pages.push_back({std::move(records), searcher.pos()});

@@ -12,10 +12,14 @@
 // come); reaching one a task is searching now, it searches the later chunks no task has
 // started, and only then waits.
 //
-// A chunk's records fill pages of kPageEntries (256 KiB) taken from a shared pool, each
-// page the records of whole positions; the parser takes them page by page and gives each
-// back when it moves on, so memory is the records in flight (2.5-4 entries of 4 bytes per
-// input byte, measured on binaries and text), not a worst case per chunk.
+// A chunk's records fill pages of kPageEntries (2 MiB with the parser's read slack) taken
+// from a shared pool, each page the records of whole positions; the parser takes them page
+// by page and gives each back when it moves on, so memory is the records in flight (2.5-4
+// entries of 4 bytes per input byte, measured on binaries and text), not a worst case per
+// chunk.  Pages are io::LargeArray, on transparent huge pages: with 256 KiB pages from the
+// heap, their first touches were 12-13K page faults on a 16 MiB prefix at -10 -p2 and about
+// 4.5% of all samples; now ~3.2K faults in all and -10 -p2 runs 10-15% faster on 16 MiB
+// prefixes (PERFORMANCE.md, levels 10-12).
 #pragma once
 
 #include <tbb/task_arena.h>
@@ -32,6 +36,7 @@
 #include "core/match_feed.hpp"
 #include "flowdeflate/stats.hpp"
 #include "graph/pipeline.hpp"
+#include "io/large_array.hpp"
 
 namespace flowdeflate::graph {
 
@@ -60,11 +65,11 @@ public:
 
     /// A chunk ends at the end of input when that is this close past its nominal end.
     static constexpr std::size_t kTail = 1024;
-    static constexpr std::size_t kPageEntries = std::size_t(1) << 16;
+    static constexpr std::size_t kPageEntries = (std::size_t(2) << 20) / sizeof(core::LzMatch) - core::MatchFeed::kReadSlack;
 
 private:
     enum State : int { kPending, kRunning, kDone };
-    using Buffer = std::unique_ptr<core::LzMatch[]>;
+    using Buffer = io::LargeArray<core::LzMatch>;
     struct Page {
         Buffer records;
         const core::u8* end = nullptr;  ///< the positions up to here

@@ -24,7 +24,7 @@
 #include "core/framing.hpp"
 #include "inflate/gzip_header.hpp"
 #include "inflate/isal_line.hpp"
-#include "inflate/large_array.hpp"
+#include "io/large_array.hpp"
 #include "inflate/markers.hpp"
 #include "inflate/speculative_chunk.hpp"
 
@@ -314,7 +314,7 @@ private:
         const inflate::TokenChunk& c = slot.decoded;
         const auto window = window_.view();
         const std::size_t need = inflate::kWindowSize + c.size() + inflate::kReplaySlack;
-        if (replay_.size() < need) replay_ = inflate::LargeArray<u8>(need + need / 4);
+        if (replay_.size() < need) replay_ = io::LargeArray<u8>(need + need / 4);
         u8* const out = replay_.get() + inflate::kWindowSize;
         std::copy(window.begin(), window.end(), out - window.size());
         if (!inflate::replay_tokens(c, out, window.size())) throw Error("invalid compressed data");
@@ -437,7 +437,7 @@ private:
 
     inflate::IsalLine line_;
     Window window_;
-    inflate::LargeArray<u8> replay_;  // a stretch's window and bytes, reused
+    io::LargeArray<u8> replay_;  // a stretch's window and bytes, reused
     std::vector<SlotPtr> free_slots_;  // slots to reuse
     std::uint32_t crc_ = 0;
     std::uint64_t isize_ = 0, out_bytes_ = 0;

@@ -11,7 +11,7 @@
 // a match, so the buffer keeps kSlack elements of room beyond its capacity.  Storage is
 // uninitialised on purpose (std::make_unique_for_overwrite): every element read as output
 // was written first, and zero-filling megabytes that are about to be overwritten costs a
-// pass over memory; large ones sit on huge pages (large_array.hpp).  It grows geometrically, so a chunk's decoding allocates O(log n)
+// pass over memory; large ones sit on huge pages (io/large_array.hpp).  It grows geometrically, so a chunk's decoding allocates O(log n)
 // times, never per symbol.
 #pragma once
 
@@ -21,7 +21,7 @@
 #include <memory>
 #include <span>
 
-#include "inflate/large_array.hpp"
+#include "io/large_array.hpp"
 
 namespace flowdeflate::inflate {
 
@@ -75,13 +75,13 @@ private:
 
     void reserve_total(std::size_t total) {
         if (total <= capacity_ && data_) return;
-        LargeArray<Symbol> grown(total + kSlack);
+        io::LargeArray<Symbol> grown(total + kSlack);
         if (data_) std::copy(data_.get(), data_.get() + size_, grown.get());
         data_ = std::move(grown);
         capacity_ = total;
     }
 
-    LargeArray<Symbol> data_;
+    io::LargeArray<Symbol> data_;
     std::size_t capacity_ = 0;  // elements usable before the slack
     std::size_t size_ = 0;      // history + output
     std::size_t history_size_ = 0;

@@ -1,7 +1,7 @@
 // large_array_test.cpp - LargeArray: huge-page alignment, and memory freed is memory given
 // back to the kernel (the parallel decoder's buffers grow and are freed over a long run;
 // kept by the allocator, they once took -d -p2 of a 1.3 GB file to 139 MiB).
-#include "inflate/large_array.hpp"
+#include "io/large_array.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 
 namespace {
 
-using flowdeflate::inflate::LargeArray;
+using flowdeflate::io::LargeArray;
 
 constexpr std::size_t MiB = std::size_t(1) << 20;
 

@@ -21,7 +21,7 @@
 
 #include "io/aligned_map.hpp"
 
-namespace flowdeflate::inflate {
+namespace flowdeflate::io {
 
 template <class T>
 class LargeArray {
@@ -71,4 +71,4 @@ private:
     std::size_t size_ = 0;
 };
 
-}  // namespace flowdeflate::inflate
+}  // namespace flowdeflate::io
