@@ -2,7 +2,7 @@
 // on the first 8 MiB of a corpus file (FLOWDEFLATE_CORPUS or build/corpus; packages.txt
 // or FLOWDEFLATE_MICRO_FILE, else generated text):
 //
-//   mf_hash_table_L1 / mf_hash_chains_L6 / mf_hash_chains_L9 / mf_binary_trees_L12 :
+//   mf_hash_table_L1 / mf_hash_chains_L6 / mf_hash_chains_L9 / mf_binary_trees/L{10,12} :
 //       a match finder alone: one search (which also inserts the position) at *every*
 //       position, with the level's depth and nice length, no parsing; bytes/s = positions/s
 //   mf_hash_chains_insert/N : the hash chains' insertion alone (a repair's catch-up and
@@ -121,8 +121,8 @@ void mf_hash_chains_insert(benchmark::State& state) {
 }
 BENCHMARK(mf_hash_chains_insert)->Arg(43)->Arg(218)->Arg(32768)->Unit(benchmark::kMillisecond);
 
-void mf_binary_trees_L12(benchmark::State& state) {
-    const core::LevelParams params = core::LevelParams::for_level(12);
+void mf_binary_trees(benchmark::State& state, int level) {
+    const core::LevelParams params = core::LevelParams::for_level(level);
     auto mf = std::make_unique<core::BtMatchFinder>();
     std::vector<core::LzMatch> matches(core::kMaxMatchLen + 1);
     match_finder(state, [&](const u8* begin, const u8* end) {
@@ -137,7 +137,8 @@ void mf_binary_trees_L12(benchmark::State& state) {
         return sum;
     });
 }
-BENCHMARK(mf_binary_trees_L12)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(mf_binary_trees, L10, 10)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(mf_binary_trees, L12, 12)->Unit(benchmark::kMillisecond);
 
 // The optimiser's inner loop (levels 10-12): one min-cost path over a 128 KiB block of
 // the input, its match cache made as the parser makes it (a search at every position,

@@ -1,6 +1,8 @@
 // parser_near_optimal.cpp - see parser_near_optimal.hpp.
 #include "core/parser_near_optimal.hpp"
 
+#include <cassert>
+
 #include <cstring>
 
 namespace flowdeflate::core {
@@ -107,6 +109,7 @@ NearOptimalParser::NearOptimalParser(const LevelParams& params)
       match_cache_(new LzMatch[kMatchCacheLength + kMaxMatchesPerPos + kMaxMatchLen - 1]),
       cost_to_end_(new u32[kMaxBlockLength + 1 + kMaxMatchLen + PathNodes::kPad]()),
       items_(new u32[kMaxBlockLength + 1]()),
+      best_items_(new u32[kMaxBlockLength + 1]()),
       seqs_(new Sequence[kMaxBlockLength + 1]),
       mf_(new BtMatchFinder) {
     for (u32 slot = 0; slot < kNumOffsetSlots; ++slot) {
@@ -266,7 +269,14 @@ void NearOptimalParser::optimize_and_emit_block(const u8* block_begin, u32 block
         costs_ = costs_saved_;
     }
 
+    // libdeflate's passes, each from the costs the previous one's codes give, until one
+    // improves by less than min_improvement_to_continue (at least 1 bit at every level).
+    // Two of its passes are not run here, their results being known (DESIGN.md, "the
+    // chain"): a pass whose costs equal those of the pass before would find the same
+    // path again, and end the loop with nothing changed; and the best pass is kept, not
+    // recomputed, when a worse one ended the loop.
     set_initial_costs(block_length, is_first_block);
+    [[maybe_unused]] bool best_kept = false;  // best_items_ and the rest hold the best pass
     do {
         find_min_cost_path(block_length, cache_ptr);
         cur_true_cost = true_cost();
@@ -274,6 +284,14 @@ void NearOptimalParser::optimize_and_emit_block(const u8* block_begin, u32 block
         best_true_cost = cur_true_cost;
         costs_saved_ = costs_;
         set_costs_from_codes(codes_);
+        if (std::memcmp(&costs_, &costs_saved_, sizeof(costs_)) == 0) break;
+        if (num_passes_remaining > 1) {
+            // Another pass follows: this one's path moves aside, the next writes the other.
+            std::swap(items_, best_items_);
+            best_freqs_ = freqs_;
+            best_codes_ = codes_;
+            best_kept = true;
+        }
     } while (--num_passes_remaining);
 
     used_only_literals = false;
@@ -289,9 +307,12 @@ void NearOptimalParser::optimize_and_emit_block(const u8* block_begin, u32 block
             find_min_cost_path(block_length, cache_ptr);
         }
     } else if (cur_true_cost >= best_true_cost + params_.min_bits_to_use_nonfinal_path) {
-        // An earlier pass was better: recover its path.
-        costs_ = costs_saved_;
-        find_min_cost_path(block_length, cache_ptr);
+        // An earlier pass was better: back to its path (libdeflate recomputes it from
+        // costs_saved_, which gives these same items, counts and codes).
+        assert(best_kept);
+        std::swap(items_, best_items_);
+        freqs_ = best_freqs_;
+        codes_ = best_codes_;
         set_costs_from_codes(codes_);
     }
 

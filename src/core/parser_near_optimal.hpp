@@ -127,6 +127,11 @@ private:
     std::unique_ptr<LzMatch[]> match_cache_;
     std::unique_ptr<u32[]> cost_to_end_;  // min_cost_path.hpp: PathNodes
     std::unique_ptr<u32[]> items_;
+    // The best pass so far while a later one runs (optimize_and_emit_block): its items,
+    // symbol counts and codes, kept instead of recomputed.
+    std::unique_ptr<u32[]> best_items_;
+    SymbolFreqs best_freqs_{};
+    HuffmanCodes best_codes_{};
     std::unique_ptr<Sequence[]> seqs_;
     std::unique_ptr<BtMatchFinder> mf_;
 };
