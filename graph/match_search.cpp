@@ -8,24 +8,6 @@
 
 namespace flowdeflate::graph {
 
-namespace {
-
-// An idle object from @p pool, or a new one from @p make.
-template <class Owner, class Make>
-Owner take(std::mutex& mutex, std::vector<Owner>& pool, Make make) {
-    {
-        std::lock_guard lock(mutex);
-        if (!pool.empty()) {
-            Owner idle = std::move(pool.back());
-            pool.pop_back();
-            return idle;
-        }
-    }
-    return make();
-}
-
-}  // namespace
-
 ParallelMatchSearch::ParallelMatchSearch(const core::LevelParams& params, core::InputStream& in,
                                          tbb::task_arena& arena, int threads, const PipelineOptions& options)
     : params_(params),
@@ -62,9 +44,8 @@ void ParallelMatchSearch::launch(std::size_t k) {
 }
 
 void ParallelMatchSearch::recycle(Slot& slot) {
-    std::lock_guard lock(pool_mutex_);
     for (Page& page : slot.pages)
-        if (page.records) pages_.push_back(std::move(page.records));
+        if (page.records) pages_.give(std::move(page.records));
     slot.pages.clear();
 }
 
@@ -90,18 +71,15 @@ void ParallelMatchSearch::search(Slot& slot) {
         const core::u8* const present = in_.ensure(nominal_end + kTail);
         const core::u8* const end = present < nominal_end + kTail ? present : nominal_end;
         if (begin < end) {
-            auto mf = take(pool_mutex_, finders_, [] { return std::make_unique<core::BtMatchFinder>(); });
+            auto mf = finders_.take([] { return std::make_unique<core::BtMatchFinder>(); });
             core::MatchRecorder searcher(params_, *mf, in_begin, begin, present);
             while (searcher.pos() < end) {
                 // The slack past a page's entries: the parser's block copies (match_feed.hpp).
-                Buffer records = take(pool_mutex_, pages_, [] {
-                    return Buffer(kPageEntries + core::MatchFeed::kReadSlack);
-                });
+                Buffer records = pages_.take([] { return Buffer(kPageEntries + core::MatchFeed::kReadSlack); });
                 searcher.search(end, records.get(), kPageEntries);
                 slot.pages.push_back({std::move(records), searcher.pos()});
             }
-            std::lock_guard lock(pool_mutex_);
-            finders_.push_back(std::move(mf));
+            finders_.give(std::move(mf));
         }
     } catch (...) {
         slot.error = std::current_exception();
@@ -124,10 +102,7 @@ bool ParallelMatchSearch::search_here(Slot& slot) {
 core::MatchRun ParallelMatchSearch::next(const core::u8* pos) {
     // The next page of the chunk the parser reads, if it has one.
     if (slot_ != nullptr && page_ + 1 < slot_->pages.size()) {
-        {
-            std::lock_guard lock(pool_mutex_);
-            pages_.push_back(std::move(slot_->pages[page_].records));
-        }
+        pages_.give(std::move(slot_->pages[page_].records));
         ++page_;
         assert(pos == slot_->pages[page_ - 1].end);
         return {slot_->pages[page_].records.get(), slot_->pages[page_].end};

@@ -29,7 +29,6 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "core/input_stream.hpp"
@@ -37,6 +36,7 @@
 #include "flowdeflate/stats.hpp"
 #include "graph/pipeline.hpp"
 #include "io/large_array.hpp"
+#include "parallel/idle_pool.hpp"
 
 namespace flowdeflate::graph {
 
@@ -98,9 +98,10 @@ private:
     // The parser's place: the slot and page it reads.
     Slot* slot_ = nullptr;
     std::size_t page_ = 0;
-    std::mutex pool_mutex_;  // idle finders and pages, kept for the next chunk
-    std::vector<std::unique_ptr<core::BtMatchFinder>> finders_;
-    std::vector<Buffer> pages_;
+    // Idle finders and pages, kept for the next chunk (all of them: at most one finder
+    // per thread, and the pages of the records in flight).
+    parallel::IdlePool<std::unique_ptr<core::BtMatchFinder>> finders_;
+    parallel::IdlePool<Buffer> pages_;
     OptimiserStats stats_;                    // the parser's counters
     std::atomic<std::uint64_t> search_ns_{0};  // CPU time of all searches
     std::atomic<std::uint64_t> parser_search_ns_{0};  // of those, on the parser's thread

@@ -79,7 +79,7 @@ private:
     // Segments (1.5 MiB) kept across calls: allocated per call, they came from the
     // allocator's heaps once glibc's mmap threshold had risen past them, and thousands of
     // calls left 10-20 MiB of those heaps free but resident (tests/api/long_run_test.cpp).
-    using Segments = parallel::Pool<std::vector<u8>>;
+    using Segments = parallel::SegmentPool;
 
     const Sink& sink_;
     const Options& options_;

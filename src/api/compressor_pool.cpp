@@ -11,25 +11,17 @@ CompressorPool& CompressorPool::instance() {
 }
 
 std::unique_ptr<PoolEntry> CompressorPool::take(int level) {
-    {
-        std::lock_guard lock(mutex_);
-        auto& idle = idle_[std::size_t(level)];
-        if (!idle.empty()) {
-            std::unique_ptr<PoolEntry> e = std::move(idle.back());
-            idle.pop_back();
-            return e;
-        }
-    }
-    auto e = std::make_unique<PoolEntry>();
-    e->compressor = std::make_unique<core::DeflateCompressor>(level);
-    return e;
+    return idle_.take(std::size_t(level), [level] {
+        auto e = std::make_unique<PoolEntry>();
+        e->compressor = std::make_unique<core::DeflateCompressor>(level);
+        return e;
+    });
 }
 
 void CompressorPool::give(std::unique_ptr<PoolEntry> e) {
     if (e->scratch.capacity() > kMaxKeptScratch) e->scratch = {};
-    std::lock_guard lock(mutex_);
-    auto& idle = idle_[std::size_t(e->compressor->level())];
-    if (idle.size() < kIdlePerLevel) idle.push_back(std::move(e));
+    const auto level = std::size_t(e->compressor->level());
+    idle_.give(level, std::move(e));
 }
 
 CompressorPool::Lease::Lease(CompressorPool& pool, int level) : pool_(pool), entry_(pool.take(level)) {}

@@ -7,15 +7,14 @@
 // thread takes and gives; a lease is used by one thread at a time.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <vector>
 
 #include "core/deflate_compressor.hpp"
 #include "flowdeflate/core.hpp"
+#include "parallel/idle_pool.hpp"
 
 namespace flowdeflate::api {
 
@@ -55,8 +54,7 @@ private:
     std::unique_ptr<PoolEntry> take(int level);
     void give(std::unique_ptr<PoolEntry> entry);
 
-    std::mutex mutex_;
-    std::array<std::vector<std::unique_ptr<PoolEntry>>, kMaxLevel + 1> idle_;  ///< under mutex_
+    parallel::IdlePool<std::unique_ptr<PoolEntry>, kMaxLevel + 1> idle_{kIdlePerLevel};
 };
 
 }  // namespace flowdeflate::api

@@ -7,14 +7,12 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <thread>
-#include <type_traits>
 #include <vector>
 
+#include "parallel/idle_pool.hpp"
 #include "parallel/items.hpp"
 
 namespace flowdeflate::parallel {
@@ -28,9 +26,31 @@ inline void release_unwritten_pages(ItemBuffer& v) {
     if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
 }
 
+/// How a storage type is emptied before it is kept (the Reset of Pool): cleared.
+struct ClearOnGive {
+    template <class V>
+    void operator()(V& v) const {
+        v.clear();
+    }
+};
+/// Item buffers: cleared, and the pages past what was written given back.
+struct ReleaseOnGive {
+    void operator()(ItemBuffer& v) const {
+        release_unwritten_pages(v);
+        v.clear();
+    }
+};
+/// Output segments keep their size: their contents are unspecified, and resizing a cleared
+/// one would write a megabyte and a half of zeros per call.
+struct KeepOnGive {
+    template <class V>
+    void operator()(V& /*unused*/) const {}
+};
+
 /// One process-wide pool per storage type; any thread takes and gives (Search takes,
-/// whoever drops the last reference to a chunk's tracks gives).
-template <class V>
+/// whoever drops the last reference to a chunk's tracks gives).  A few are kept with
+/// their capacity (after @p Reset), the rest are freed.
+template <class V, class Reset = ClearOnGive>
 class Pool {
 public:
     static Pool& instance() {
@@ -38,27 +58,21 @@ public:
         return pool;
     }
     V take() {
-        std::lock_guard lock(mutex_);
-        if (free_.empty()) return {};
-        V v = std::move(free_.back());
-        free_.pop_back();
-        return v;
+        return idle_.take([] { return V{}; });
     }
     void give(V&& v) {
         if (v.capacity() == 0) return;
-        if constexpr (std::is_same_v<V, ItemBuffer>) release_unwritten_pages(v);
-        // Output segments keep their size: their contents are unspecified, and resizing a
-        // cleared one would write a megabyte and a half of zeros per call.
-        if constexpr (!std::is_same_v<V, std::vector<std::uint8_t>>) v.clear();
-        std::lock_guard lock(mutex_);
-        if (free_.size() < kMaxFree) free_.push_back(std::move(v));
+        Reset{}(v);
+        idle_.give(std::move(v));
     }
 
 private:
     static constexpr std::size_t kMaxFree = 4;  // resident memory, kept for speed
-    std::mutex mutex_;
-    std::vector<V> free_;  ///< under mutex_
+    IdlePool<V> idle_{kMaxFree};
 };
+
+using ItemBufferPool = Pool<ItemBuffer, ReleaseOnGive>;
+using SegmentPool = Pool<std::vector<std::uint8_t>, KeepOnGive>;
 
 /// A worker's state that is costly to build (a chunk searcher's finder tables, a block
 /// encoder's sequence store: hundreds of kilobytes) kept for the next graph, per key (the
@@ -71,7 +85,7 @@ class StatePool {
 public:
     struct GiveBack {
         std::size_t key = 0;
-        void operator()(T* p) const { StatePool::instance().give(key, std::unique_ptr<T>(p)); }
+        void operator()(T* p) const { StatePool::instance().idle_.give(key, std::unique_ptr<T>(p)); }
     };
     using Handle = std::unique_ptr<T, GiveBack>;
 
@@ -83,28 +97,11 @@ public:
     /// An idle object of @p key, or a new one from @p make().
     template <class Make>
     Handle take(std::size_t key, Make&& make) {
-        {
-            std::lock_guard lock(mutex_);
-            auto& idle = idle_.at(key);
-            if (!idle.empty()) {
-                T* p = idle.back().release();
-                idle.pop_back();
-                return Handle(p, GiveBack{key});
-            }
-        }
-        return Handle(make().release(), GiveBack{key});
+        return Handle(idle_.take(key, [&] { return std::unique_ptr<T>(make().release()); }).release(), GiveBack{key});
     }
 
 private:
-    void give(std::size_t key, std::unique_ptr<T> p) {
-        static const std::size_t kMaxIdle = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 4, 64);
-        std::lock_guard lock(mutex_);
-        auto& idle = idle_.at(key);
-        if (idle.size() < kMaxIdle) idle.push_back(std::move(p));
-    }
-
-    std::mutex mutex_;
-    std::array<std::vector<std::unique_ptr<T>>, Keys> idle_;  ///< under mutex_
+    IdlePool<std::unique_ptr<T>, Keys> idle_{std::clamp<std::size_t>(std::thread::hardware_concurrency(), 4, 64)};
 };
 
 }  // namespace flowdeflate::parallel

@@ -94,7 +94,7 @@ private:
         LazyTrackRecorder<kMasks, kMode, kBranch> rec(t, job.stop);
         if constexpr (kBranch) {
             t.branches = Pool<std::vector<Track::Branch>>::instance().take();
-            t.branch_items = Pool<ItemBuffer>::instance().take();
+            t.branch_items = ItemBufferPool::instance().take();
             rec.branches.setup(t, plan, params_, job.in_begin, job.data_end);
         }
         parser_.search(job.in_begin, job.begin, job.data_end, rec);

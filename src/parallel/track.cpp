@@ -6,11 +6,11 @@
 namespace flowdeflate::parallel {
 
 Track::Track()
-    : items(Pool<ItemBuffer>::instance().take()), checkpoint_literals(Pool<std::vector<u16>>::instance().take()) {}
+    : items(ItemBufferPool::instance().take()), checkpoint_literals(Pool<std::vector<u16>>::instance().take()) {}
 
 Track::~Track() {
-    Pool<ItemBuffer>::instance().give(std::move(items));
-    Pool<ItemBuffer>::instance().give(std::move(branch_items));
+    ItemBufferPool::instance().give(std::move(items));
+    ItemBufferPool::instance().give(std::move(branch_items));
     Pool<std::vector<Branch>>::instance().give(std::move(branches));
     Pool<std::vector<u16>>::instance().give(std::move(checkpoint_literals));
 }
