@@ -20,7 +20,8 @@ namespace flowdeflate::parallel {
 /// Pages past what a track wrote go back to the system: a recycled item buffer must not
 /// keep the largest extent it ever had resident.
 inline void release_unwritten_pages(ItemBuffer& v) {
-    const auto page = std::uintptr_t(4096);
+    // Whole huge pages where the buffer has them (a part would split one into 4 KiB pages).
+    const auto page = std::uintptr_t(v.capacity() * sizeof(u32) >= (std::size_t(2) << 20) ? 2 << 20 : 4096);
     const auto from = (reinterpret_cast<std::uintptr_t>(v.data() + v.size()) + page - 1) & ~(page - 1);
     const auto to = reinterpret_cast<std::uintptr_t>(v.data() + v.capacity()) & ~(page - 1);
     if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
