@@ -54,8 +54,8 @@ void build_sequences(const std::vector<ItemRun>& runs, std::size_t counted, Sequ
 
 // A coded block's bits are written once, then read by Assemble: fresh pages for every
 // block cost page faults and zeroing (as much as a tenth of Code's time at level 1).
-CodedBlock::CodedBlock() : bits(Pool<PodBuffer<u8>>::instance().take()) {}
-CodedBlock::~CodedBlock() { Pool<PodBuffer<u8>>::instance().give(std::move(bits)); }
+CodedBlock::CodedBlock() : bits(BitsPool::instance().take()) {}
+CodedBlock::~CodedBlock() { BitsPool::instance().give(std::move(bits)); }
 
 BlockEncoder::BlockEncoder()
     : coder_(std::make_unique<BlockCoder>()),
