@@ -271,10 +271,10 @@ void NearOptimalParser::optimize_and_emit_block(const u8* block_begin, u32 block
 
     // libdeflate's passes, each from the costs the previous one's codes give, until one
     // improves by less than min_improvement_to_continue (at least 1 bit at every level).
-    // Two of its passes are not run here, their results being known (DESIGN.md, "the
-    // chain"): a pass whose costs equal those of the pass before would find the same
-    // path again, and end the loop with nothing changed; and the best pass is kept, not
-    // recomputed, when a worse one ended the loop.
+    // Two of its passes are not run here, their results being known (DESIGN.md, "Passes
+    // whose result is known"): a pass whose costs equal those of the pass before would
+    // find the same path again, and end the loop with nothing changed; and the best pass
+    // is kept, not recomputed, when a worse one ended the loop.
     set_initial_costs(block_length, is_first_block);
     [[maybe_unused]] bool best_kept = false;  // best_items_ and the rest hold the best pass
     do {
