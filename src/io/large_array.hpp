@@ -32,6 +32,9 @@ public:
     [[nodiscard]] T* get() const noexcept { return data_.get(); }
     [[nodiscard]] std::size_t size() const noexcept { return size_; }
     explicit operator bool() const noexcept { return bool(data_); }
+    /// The pages the array lies on: huge pages where it is mapped, else the heap's 4 KiB
+    /// (what to give back in whole units with madvise).
+    [[nodiscard]] std::size_t page_size() const noexcept { return data_.get_deleter().mapped ? kHugePage : 4096; }
 
 private:
     static constexpr std::size_t kHugePage = std::size_t(2) << 20;

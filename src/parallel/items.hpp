@@ -81,6 +81,8 @@ public:
     [[nodiscard]] std::size_t size() const { return size_; }
     [[nodiscard]] bool empty() const { return size_ == 0; }
     [[nodiscard]] std::size_t capacity() const { return capacity_; }
+    /// The pages the storage lies on (io::LargeArray::page_size()).
+    [[nodiscard]] std::size_t page_size() const { return data_.page_size(); }
     T& operator[](std::size_t i) { return data_.get()[i]; }
     const T& operator[](std::size_t i) const { return data_.get()[i]; }
     T& back() { return data_.get()[size_ - 1]; }

@@ -21,7 +21,7 @@ namespace flowdeflate::parallel {
 /// keep the largest extent it ever had resident.
 inline void release_unwritten_pages(ItemBuffer& v) {
     // Whole huge pages where the buffer has them (a part would split one into 4 KiB pages).
-    const auto page = std::uintptr_t(v.capacity() * sizeof(u32) >= (std::size_t(2) << 20) ? 2 << 20 : 4096);
+    const auto page = std::uintptr_t(v.page_size());
     const auto from = (reinterpret_cast<std::uintptr_t>(v.data() + v.size()) + page - 1) & ~(page - 1);
     const auto to = reinterpret_cast<std::uintptr_t>(v.data() + v.capacity()) & ~(page - 1);
     if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
@@ -100,7 +100,7 @@ public:
     /// An idle object of @p key, or a new one from @p make().
     template <class Make>
     Handle take(std::size_t key, Make&& make) {
-        return Handle(idle_.take(key, [&] { return std::unique_ptr<T>(make().release()); }).release(), GiveBack{key});
+        return Handle(idle_.take(key, std::forward<Make>(make)).release(), GiveBack{key});
     }
 
 private:

@@ -30,6 +30,9 @@ TEST(LargeArray, LargeArraysAreHugePageAligned) {
     const LargeArray<std::uint32_t> small(1000);
     ASSERT_NE(small.get(), nullptr);
     EXPECT_EQ(small.size(), 1000u);
+    // What madvise may give back in whole units: a mapped array's huge pages, the heap's 4 KiB.
+    EXPECT_EQ(big.page_size(), 2 * MiB);
+    EXPECT_EQ(small.page_size(), 4096u);
 }
 
 TEST(LargeArray, FreedMemoryGoesBackToTheKernel) {
