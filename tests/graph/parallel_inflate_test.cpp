@@ -20,6 +20,7 @@
 
 #include "flowdeflate/compress.hpp"
 #include "graph/parallel_inflate.hpp"
+#include "inflate/deflate_decoder.hpp"
 #include "support/reference.hpp"
 #include "support/sanitizers.hpp"
 #include "support/test_data.hpp"
@@ -164,42 +165,148 @@ TEST(ParallelInflate, EveryThreadCountAndRegionSizeGivesTheInput) {
     std::printf("stretches ended early by the main line (takeovers): %llu\n", static_cast<unsigned long long>(takeovers));
 }
 
-// The parallel decoder judges damaged files as the one-thread decoder does.
-TEST(ParallelInflate, DamageAndCutsGiveTheOneThreadVerdict) {
-    const Sample& s = samples().front();
+// The parallel decoder's verdict on @p gz (regions of 16 KiB, waiting for workers, so
+// that damage inside a worker's region reaches a worker) is the one-thread decoder's, and
+// so are the bytes where both accept it.
+void expect_one_thread_verdict(const Bytes& gz, const std::string& what) {
     graph::ParallelInflateOptions o;
     o.region_bytes = 16 << 10;
     o.wait_for_workers = true;
-    const auto verdict = [&](const Bytes& gz, const std::string& what) {
-        bool one_ok = true, par_ok = true;
-        Bytes one, par;
-        try {
-            one = decompress(gz);
-        } catch (const Error&) {
-            one_ok = false;
-        }
-        try {
-            par = run(gz, o, nullptr, what);
-        } catch (const Error&) {
-            par_ok = false;
-        }
-        EXPECT_EQ(one_ok, par_ok) << what;
-        if (one_ok && par_ok) {
-            EXPECT_TRUE(one == par) << what;
-        }
-    };
+    bool one_ok = true, par_ok = true;
+    Bytes one, par;
+    try {
+        one = decompress(gz);
+    } catch (const Error&) {
+        one_ok = false;
+    }
+    try {
+        par = run(gz, o, nullptr, what);
+    } catch (const Error&) {
+        par_ok = false;
+    }
+    EXPECT_EQ(one_ok, par_ok) << what;
+    if (one_ok && par_ok) {
+        EXPECT_TRUE(one == par) << what;
+    }
+}
+
+// The parallel decoder judges damaged files as the one-thread decoder does.
+TEST(ParallelInflate, DamageAndCutsGiveTheOneThreadVerdict) {
+    const Sample& s = samples().front();
     for (std::size_t i = 0; i < 40; ++i) {
         Bytes damaged = s.gz;
         const std::size_t at = 10 + (damaged.size() - 20) * i / 40;
         damaged[at] ^= std::uint8_t(1u << (i % 8));
-        verdict(damaged, "bit flipped at byte " + std::to_string(at));
+        expect_one_thread_verdict(damaged, "bit flipped at byte " + std::to_string(at));
     }
     for (const std::size_t cut : {std::size_t(5), std::size_t(20), s.gz.size() / 3, s.gz.size() - 9, s.gz.size() - 1})
-        verdict(Bytes(s.gz.begin(), s.gz.begin() + std::ptrdiff_t(cut)), "cut at " + std::to_string(cut));
+        expect_one_thread_verdict(Bytes(s.gz.begin(), s.gz.begin() + std::ptrdiff_t(cut)), "cut at " + std::to_string(cut));
     Bytes trailing = s.gz;
     trailing.push_back(0);
-    verdict(trailing, "a byte after the member");
-    verdict({}, "empty");
+    expect_one_thread_verdict(trailing, "a byte after the member");
+    expect_one_thread_verdict({}, "empty");
+}
+
+// Damage aimed at each part of the file rather than spread evenly: the gzip header's
+// fields, the header of dynamic blocks in the middle of the stream (BFINAL, BTYPE, HLIT,
+// HDIST, HCLEN, the precode, the run-length coded code lengths), a block's data, a stored
+// block's LEN/NLEN, and the trailer's CRC-32 and ISIZE.  Blocks in the middle lie in
+// workers' regions, so the worker meets the damage first.
+TEST(ParallelInflate, DamageInEachPartOfTheFileGivesTheOneThreadVerdict) {
+    for (const Sample* s : {&samples().front(), &samples()[3]}) {  // dynamic blocks; stored blocks
+        const Bytes& gz = s->gz;
+        const auto flipped = [&](std::uint64_t bit, const std::string& part) {
+            Bytes damaged = gz;
+            damaged[bit / 8] ^= std::uint8_t(1u << (bit % 8));
+            expect_one_thread_verdict(damaged, s->name + ": " + part + ", bit " + std::to_string(bit) + " flipped");
+        };
+        // The gzip header: ID1, ID2, CM, FLG, MTIME, XFL, OS (libdeflate writes 10 bytes).
+        for (const std::uint64_t byte : {0, 1, 2, 3, 4, 8, 9}) flipped(byte * 8 + byte % 8, "gzip header");
+        // The trailer: CRC-32, then ISIZE.
+        flipped((gz.size() - 8) * 8 + 3, "CRC-32");
+        flipped((gz.size() - 1) * 8, "ISIZE");
+
+        inflate::DeflateDecoder decoder;
+        const std::span<const std::uint8_t> body(gz.data() + 10, gz.size() - 18);
+        const inflate::PlainChunk all = decoder.decode_plain(body, 0, {});
+        ASSERT_TRUE(all.ok()) << s->name;
+        const auto& blocks = all.boundaries;
+        ASSERT_GE(blocks.size(), 8u) << s->name;
+        for (const std::size_t i : {blocks.size() / 4, blocks.size() / 2, blocks.size() * 3 / 4}) {
+            const std::uint64_t header = 80 + blocks[i].bit_offset;
+            const std::uint64_t next = 80 + blocks[i + 1].bit_offset;
+            const std::string at = "block " + std::to_string(i) + " of " + std::to_string(blocks.size());
+            flipped(header, at + " BFINAL");
+            flipped(header + 1, at + " BTYPE");
+            flipped(header + 2, at + " BTYPE");
+            if (blocks[i].type == inflate::BlockType::dynamic_huffman) {
+                flipped(header + 3 + 2, at + " HLIT");
+                flipped(header + 8 + 4, at + " HDIST");
+                flipped(header + 13 + 1, at + " HCLEN");
+                for (const std::uint64_t k : {0, 3, 7}) flipped(header + 17 + 3 * k + 1, at + " precode");
+                for (const std::uint64_t k : {80, 130, 200}) flipped(header + k, at + " code lengths");
+            } else if (blocks[i].type == inflate::BlockType::stored) {
+                const std::uint64_t len = (header + 3 + 7) / 8 * 8;  // LEN after the padding
+                flipped(len + 5, at + " LEN");
+                flipped(len + 16 + 9, at + " NLEN");
+            }
+            flipped((header + next) / 2, at + " data");
+            flipped(next - 3, at + " end of data");
+        }
+    }
+}
+
+// What a peer tool writes for @p input: `command` reads standard input and writes the
+// gzip file to standard output.  Empty when the tool is not installed.
+Bytes made_by(const std::string& command, const Bytes& input, const testing::TempDir& dir) {
+    const std::string tool = command.substr(0, command.find(' '));
+    if (std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) != 0) return {};
+    const auto in = dir.path / "in", out = dir.path / "out";
+    std::ofstream(in, std::ios::binary).write(reinterpret_cast<const char*>(input.data()), std::streamsize(input.size()));
+    const std::string line = command + " < '" + in.string() + "' > '" + out.string() + "'";
+    EXPECT_EQ(std::system(line.c_str()), 0) << line;
+    return testing::read_file(out);
+}
+
+// Files written by the tools users have, not by zlib calls that imitate them: pigz (its
+// default pieces end in sync flushes; -i: independent pieces; --rsyncable), GNU gzip (also
+// --rsyncable), igzip (ISA-L's levels 0-3: its own block shapes) and all of them one after
+// another as members of one file.  scripts/setup installs the tools; a missing one fails.
+TEST(ParallelInflate, FilesMadeByPeerToolsGiveTheInput) {
+    constexpr std::size_t kShrink = FLOWDEFLATE_SANITIZED ? 3 : 1;
+    Bytes input = testing::generate(Kind::text, 1'500'000 / kShrink, 41);
+    const Bytes mixed = testing::generate(Kind::mixed, 1'000'000 / kShrink, 42);
+    input.insert(input.end(), mixed.begin(), mixed.end());
+    const testing::TempDir dir("peers");
+    Bytes all_gz, all_original;
+    for (const std::string maker : {"pigz -6 -c", "pigz -6 -i -c", "pigz -9 --rsyncable -c", "gzip -6 -c",
+                                    "gzip -6 --rsyncable -c", "igzip -0 -c", "igzip -1 -c", "igzip -3 -c"}) {
+        const Bytes gz = made_by(maker, input, dir);
+        if (gz.empty()) {
+            ADD_FAILURE() << maker << ": the tool is not installed (scripts/setup installs pigz, gzip and isal)";
+            continue;
+        }
+        all_gz.insert(all_gz.end(), gz.begin(), gz.end());
+        all_original.insert(all_original.end(), input.begin(), input.end());
+        for (const int threads : {2, 3})
+            for (const std::size_t region : {std::size_t(16) << 10, std::size_t(256) << 10})
+                for (const bool wait : {true, false}) {
+                    graph::ParallelInflateOptions o;
+                    o.threads = threads;
+                    o.region_bytes = region;
+                    o.wait_for_workers = wait;
+                    const std::string what = maker + ", " + std::to_string(threads) + " threads, regions of " +
+                                             std::to_string(region) + (wait ? ", waiting for workers" : "");
+                    EXPECT_TRUE(run(gz, o, nullptr, what) == input) << what;
+                }
+    }
+    for (const int threads : {2, 4}) {
+        graph::ParallelInflateOptions o;
+        o.threads = threads;
+        o.region_bytes = 64 << 10;
+        const std::string what = "every maker's file as one member after another, " + std::to_string(threads) + " threads";
+        EXPECT_TRUE(run(all_gz, o, nullptr, what) == all_original) << what;
+    }
 }
 
 // Through the public call: a gzip file on several threads.
