@@ -95,16 +95,27 @@ void install_signal_handlers() {
 }
 
 // io::FileOutput (the library's file calls use it too), with its temporary name
-// published to the signal handler.
+// published to the signal handler.  Its failures are said in libdeflate's gzip's words:
+// that program opens the final name itself ("Can't open ... for writing"), after deleting
+// an old file there that it is to replace ("Unable to delete ...").
 class TempOutput {
 public:
-    /// Creates a temporary file beside @p final_path.  False: error printed.
-    bool create(const std::string& final_path) {
+    /// Creates a temporary file beside @p final_path; @p replacing: an existing file there
+    /// is to be replaced.  False: error printed.
+    bool create(const std::string& final_path, bool replacing) {
+        final_ = final_path;
+        replacing_ = replacing;
+        // A name that cannot be looked up (too long, below a file...) fails before any work,
+        // as libdeflate's open() of it does.
+        struct stat st {};
+        if (final_path.empty() || (::lstat(final_path.c_str(), &st) != 0 && errno != ENOENT)) {
+            if (final_path.empty()) errno = ENOENT;
+            return failed(errno_text());
+        }
         try {
             file_ = std::make_unique<io::FileOutput>(final_path, 0600);
         } catch (const Error& e) {
-            error(e.what());
-            return false;
+            return failed(reason(e));
         }
         const std::string& temp = file_->temp_path();
         if (temp.size() >= sizeof(g_temp_path)) {
@@ -121,18 +132,21 @@ public:
     /// Gives the output @p st's mode, owner and times, and renames it into place.  The
     /// setuid and setgid bits are not copied: a restored program must not gain them from
     /// a .gz anyone could have written (libdeflate's gzip loses them too, as its chown
-    /// after chmod clears them).
+    /// after chmod clears them).  What could not be preserved is said once the output is
+    /// in place, as libdeflate's gzip says it, and is no error.
     bool commit(const struct stat& st) {
         struct stat safe = st;
         safe.st_mode &= ~mode_t(S_ISUID | S_ISGID);
-        file_->copy_attributes(safe);
+        const std::vector<std::string> unpreserved = file_->copy_attributes(safe);
         try {
             file_->commit();
         } catch (const Error& e) {
+            if (replacing_) return failed(reason(e));
             error(e.what());
             return false;
         }
         g_temp_active = 0;
+        for (const std::string& what : unpreserved) error(in_quotes(final_) + ": unable to preserve " + what);
         return true;
     }
 
@@ -142,12 +156,26 @@ public:
     }
 
 private:
+    // FileOutput's message without the name it begins with.
+    std::string reason(const Error& e) const {
+        std::string r = e.what();
+        if (r.starts_with(final_ + ": ")) r.erase(0, final_.size() + 2);
+        return r;
+    }
+    bool failed(const std::string& why) const {
+        if (replacing_) error("Unable to delete " + in_quotes(final_) + ": " + why);
+        else error("Can't open " + in_quotes(final_) + " for writing: " + why);
+        return false;
+    }
+
     std::unique_ptr<io::FileOutput> file_;
+    std::string final_;
+    bool replacing_ = false;
 };
 
-// As libdeflate's gzip: a symbolic link is followed only with -f or -c (it would otherwise
-// replace the link's target's contents under the link's name and delete the link).
-int nofollow(const Options& o) { return o.force || o.to_stdout ? 0 : O_NOFOLLOW; }
+// As libdeflate's gzip: a symbolic link is followed only with -f, -c or -t (it would
+// otherwise replace the link's target's contents under the link's name and delete the link).
+int nofollow(const Options& o) { return o.force || o.to_stdout || o.test ? 0 : O_NOFOLLOW; }
 
 bool has_suffix(const std::string& path, const std::string& suffix) {
     return path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -182,6 +210,21 @@ Status check_input(const Options& o, int fd, const std::string& path, struct sta
     if (st.st_nlink > 1 && !allow_hard_links)
         return warning(o, in_quotes(path) + " has multiple hard links -- skipping (use -f to process anyway)");
     return kOk;
+}
+
+// The check libdeflate's gzip makes of standard input before reading it: a closed one is
+// an error.
+Status check_stdin() {
+    struct stat st {};
+    if (::fstat(STDIN_FILENO, &st) != 0) return error("standard input: unable to stat file");
+    return kOk;
+}
+
+// Deletes the input whose output is complete, unless -k.  As libdeflate's gzip, a failure
+// (another user's file in a sticky directory...) is not reported: both files remain and
+// the file counts as done.
+void delete_input(const Options& o, const std::string& path) {
+    if (!o.keep) (void)::unlink(path.c_str());
 }
 
 constexpr const char* kTerminalOutput =
@@ -349,6 +392,7 @@ Status compress_one(const Options& o, const std::string& path) {
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     std::uint64_t in_bytes = 0, out_bytes = 0;
     if (path == "-") {
+        if (const Status s = check_stdin(); s != kOk) return s;
         if (!o.force && ::isatty(STDOUT_FILENO)) return error(kTerminalOutput);
         const Status s = compress_fd(o, STDIN_FILENO, "(stdin)", STDOUT_FILENO, "(stdout)", 0, in_bytes, out_bytes);
         if (s == kOk) report(o, "(stdin)", in_bytes, out_bytes, elapsed(), "written to standard output");
@@ -378,12 +422,12 @@ Status compress_one(const Options& o, const std::string& path) {
     const std::string out_path = path + o.suffix;
     if (const Status s = may_replace(o, out_path); s != kOk) return s;
     TempOutput out;
-    if (!out.create(out_path)) return kError;
+    if (!out.create(out_path, exists(out_path))) return kError;
     if (const Status s = compress_fd(o, in_fd, path, out.fd(), out_path, std::uint64_t(st.st_size), in_bytes, out_bytes);
         s != kOk)
         return s;
     if (!out.commit(st)) return kError;
-    if (!o.keep && ::unlink(path.c_str()) != 0) return error(path + ": " + errno_text());
+    delete_input(o, path);
     report(o, path, in_bytes, out_bytes, elapsed(), "replaced with " + out_path);
     return kOk;
 }
@@ -477,17 +521,18 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& name, i
 // The input file a decompression reads and the output it writes, chosen from the name on
 // the command line as libdeflate's gzip chooses them.
 struct DecompressPaths {
-    std::string in, out;  ///< out is empty for standard output (-c, -t)
+    std::string in, out;  ///< out is unused with to_stdout
+    bool to_stdout = false;  ///< -c, -t
 };
 
 // NAME.gz -> NAME.  A NAME without the suffix that does not exist means NAME.gz; one that
 // exists is skipped (a warning), except with -c or -t, where it is read as it is.
 std::optional<DecompressPaths> decompress_paths(const Options& o, const std::string& arg, Status& skipped) {
     const bool to_stdout = o.to_stdout || o.test;
-    if (has_suffix(arg, o.suffix)) return DecompressPaths{arg, to_stdout ? "" : arg.substr(0, arg.size() - o.suffix.size())};
+    if (has_suffix(arg, o.suffix)) return DecompressPaths{arg, arg.substr(0, arg.size() - o.suffix.size()), to_stdout};
     struct stat st {};
-    if (::stat(arg.c_str(), &st) != 0 && errno == ENOENT) return DecompressPaths{arg + o.suffix, to_stdout ? "" : arg};
-    if (to_stdout) return DecompressPaths{arg, ""};
+    if (::stat(arg.c_str(), &st) != 0 && errno == ENOENT) return DecompressPaths{arg + o.suffix, arg, to_stdout};
+    if (to_stdout) return DecompressPaths{arg, "", true};
     skipped = warning(o, in_quotes(arg) + " does not end with the " + o.suffix + " suffix -- skipping");
     return std::nullopt;
 }
@@ -497,6 +542,7 @@ Status decompress_one(const Options& o, const std::string& arg) {
     const int out_std = o.test ? -1 : STDOUT_FILENO;
     if (arg == "-") {
         if (!o.force && ::isatty(STDIN_FILENO)) return error(kTerminalInput);
+        if (const Status s = check_stdin(); s != kOk) return s;
         return decompress_stream(o, STDIN_FILENO, "standard input", out_std, "standard output", in_total, out_total);
     }
     Status skipped = kOk;
@@ -512,17 +558,17 @@ Status decompress_one(const Options& o, const std::string& arg) {
     } closer{in_fd};
     if (!o.force && ::isatty(in_fd)) return error(kTerminalInput);
     struct stat st {};
-    if (const Status s = check_input(o, in_fd, paths.in, st, o.force || o.keep || paths.out.empty()); s != kOk) return s;
+    if (const Status s = check_input(o, in_fd, paths.in, st, o.force || o.keep || paths.to_stdout); s != kOk) return s;
     ::fcntl(in_fd, F_SETFL, ::fcntl(in_fd, F_GETFL) & ~O_NONBLOCK);
-    if (paths.out.empty()) return decompress_stream(o, in_fd, name, out_std, "standard output", in_total, out_total);
+    if (paths.to_stdout) return decompress_stream(o, in_fd, name, out_std, "standard output", in_total, out_total);
 
     if (const Status s = may_replace(o, paths.out); s != kOk) return s;
     TempOutput out;
-    if (!out.create(paths.out)) return kError;
+    if (!out.create(paths.out, exists(paths.out))) return kError;
     if (const Status s = decompress_stream(o, in_fd, name, out.fd(), in_quotes(paths.out), in_total, out_total); s != kOk)
         return s;
     if (!out.commit(st)) return kError;
-    if (!o.keep && ::unlink(paths.in.c_str()) != 0) return error(paths.in + ": " + errno_text());
+    delete_input(o, paths.in);
     if (o.verbose)
         fmt::print(stderr, "{}: {} -> {} bytes -- replaced with {}\n", paths.in, in_total, out_total, paths.out);
     return kOk;

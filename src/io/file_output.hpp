@@ -10,10 +10,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "flowdeflate/core.hpp"
 #include "io/fd.hpp"
@@ -25,9 +28,12 @@ public:
     /// Creates the temporary file beside @p final_path with permissions @p mode.
     /// Throws flowdeflate::Error naming @p final_path.
     FileOutput(const std::filesystem::path& final_path, mode_t mode) : final_(final_path) {
+        // ".NAME.flowdeflate-XXXXXX", NAME shortened so that a final name of NAME_MAX
+        // bytes still has a temporary one.
+        constexpr std::string_view kTail = ".flowdeflate-XXXXXX";
         std::string name = ".";
-        name += final_.filename().string();
-        name += ".flowdeflate-XXXXXX";
+        name += final_.filename().string().substr(0, NAME_MAX - 1 - kTail.size());
+        name += kTail;
         std::string tmpl = (final_.parent_path() / name).string();
         const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
         if (fd < 0) throw Error(final_.string() + ": " + std::strerror(errno));
@@ -47,11 +53,20 @@ public:
     [[nodiscard]] const std::string& temp_path() const { return temp_; }
 
     /// Gives the output @p st's owner, mode and times, when given.
-    void copy_attributes(const struct stat& st) {
+    /// Gives the file @p st's mode, owner and group, and times, in that order (as
+    /// libdeflate's gzip does: a chown after the chmod may clear setuid and setgid bits).
+    /// Returns what could not be given, one entry each ("mode: <reason>", "owner and group:
+    /// <reason>", "timestamps: <reason>"); none of it is an error here.
+    std::vector<std::string> copy_attributes(const struct stat& st) {
+        std::vector<std::string> failed;
+        const auto attempt = [&](int rc, const char* what) {
+            if (rc != 0) failed.push_back(std::string(what) + ": " + std::strerror(errno));
+        };
+        attempt(::fchmod(fd_.get(), st.st_mode & 07777), "mode");
+        attempt(::fchown(fd_.get(), st.st_uid, st.st_gid), "owner and group");
         const struct timespec times[2] = {st.st_atim, st.st_mtim};
-        (void)::fchown(fd_.get(), st.st_uid, st.st_gid);
-        (void)::fchmod(fd_.get(), st.st_mode & 07777);
-        (void)::futimens(fd_.get(), times);
+        attempt(::futimens(fd_.get(), times), "timestamps");
+        return failed;
     }
 
     /// Closes the file and renames it into place.  Throws flowdeflate::Error.
