@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -231,8 +232,10 @@ TEST(ParallelInflate, DamageInEachPartOfTheFileGivesTheOneThreadVerdict) {
         const inflate::PlainChunk all = decoder.decode_plain(body, 0, {});
         ASSERT_TRUE(all.ok()) << s->name;
         const auto& blocks = all.boundaries;
-        ASSERT_GE(blocks.size(), 8u) << s->name;
-        for (const std::size_t i : {blocks.size() / 4, blocks.size() / 2, blocks.size() * 3 / 4}) {
+        // (Under sanitizers the samples are a third of the size: five blocks of text.)
+        ASSERT_GE(blocks.size(), 3u) << s->name;
+        for (std::size_t i : {blocks.size() / 4, blocks.size() / 2, blocks.size() * 3 / 4}) {
+            i = std::clamp<std::size_t>(i, 1, blocks.size() - 2);  // a block with one after it
             const std::uint64_t header = 80 + blocks[i].bit_offset;
             const std::uint64_t next = 80 + blocks[i + 1].bit_offset;
             const std::string at = "block " + std::to_string(i) + " of " + std::to_string(blocks.size());
