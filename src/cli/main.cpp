@@ -100,15 +100,16 @@ void install_signal_handlers() {
 // an old file there that it is to replace ("Unable to delete ...").
 class TempOutput {
 public:
-    /// Creates a temporary file beside @p final_path; @p replacing: an existing file there
-    /// is to be replaced.  False: error printed.
-    bool create(const std::string& final_path, bool replacing) {
+    /// Creates a temporary file beside @p final_path (an existing file there is to be
+    /// replaced).  False: error printed.
+    bool create(const std::string& final_path) {
         final_ = final_path;
-        replacing_ = replacing;
         // A name that cannot be looked up (too long, below a file...) fails before any work,
         // as libdeflate's open() of it does.
         struct stat st {};
-        if (final_path.empty() || (::lstat(final_path.c_str(), &st) != 0 && errno != ENOENT)) {
+        const bool found = !final_path.empty() && ::lstat(final_path.c_str(), &st) == 0;
+        replacing_ = found;
+        if (!found && (final_path.empty() || errno != ENOENT)) {
             if (final_path.empty()) errno = ENOENT;
             return failed(errno_text());
         }
@@ -422,7 +423,7 @@ Status compress_one(const Options& o, const std::string& path) {
     const std::string out_path = path + o.suffix;
     if (const Status s = may_replace(o, out_path); s != kOk) return s;
     TempOutput out;
-    if (!out.create(out_path, exists(out_path))) return kError;
+    if (!out.create(out_path)) return kError;
     if (const Status s = compress_fd(o, in_fd, path, out.fd(), out_path, std::uint64_t(st.st_size), in_bytes, out_bytes);
         s != kOk)
         return s;
@@ -564,7 +565,7 @@ Status decompress_one(const Options& o, const std::string& arg) {
 
     if (const Status s = may_replace(o, paths.out); s != kOk) return s;
     TempOutput out;
-    if (!out.create(paths.out, exists(paths.out))) return kError;
+    if (!out.create(paths.out)) return kError;
     if (const Status s = decompress_stream(o, in_fd, name, out.fd(), in_quotes(paths.out), in_total, out_total); s != kOk)
         return s;
     if (!out.commit(st)) return kError;

@@ -52,7 +52,6 @@ public:
     /// The temporary name ("" once committed).
     [[nodiscard]] const std::string& temp_path() const { return temp_; }
 
-    /// Gives the output @p st's owner, mode and times, when given.
     /// Gives the file @p st's mode, owner and group, and times, in that order (as
     /// libdeflate's gzip does: a chown after the chmod may clear setuid and setgid bits).
     /// Returns what could not be given, one entry each ("mode: <reason>", "owner and group:
