@@ -259,13 +259,12 @@ TEST(ParallelInflate, DamageInEachPartOfTheFileGivesTheOneThreadVerdict) {
     }
 }
 
-// What a peer tool writes for @p input: `command` reads standard input and writes the
-// gzip file to standard output.  Empty when the tool is not installed.
-Bytes made_by(const std::string& command, const Bytes& input, const testing::TempDir& dir) {
+// What a peer tool writes for the file @p in: `command` reads standard input and writes
+// the gzip file to standard output.  Empty when the tool is not installed.
+Bytes made_by(const std::string& command, const std::filesystem::path& in, const testing::TempDir& dir) {
     const std::string tool = command.substr(0, command.find(' '));
     if (std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) != 0) return {};
-    const auto in = dir.path / "in", out = dir.path / "out";
-    std::ofstream(in, std::ios::binary).write(reinterpret_cast<const char*>(input.data()), std::streamsize(input.size()));
+    const auto out = dir.path / "out";
     const std::string line = command + " < '" + in.string() + "' > '" + out.string() + "'";
     EXPECT_EQ(std::system(line.c_str()), 0) << line;
     return testing::read_file(out);
@@ -281,10 +280,12 @@ TEST(ParallelInflate, FilesMadeByPeerToolsGiveTheInput) {
     const Bytes mixed = testing::generate(Kind::mixed, 1'000'000 / kShrink, 42);
     input.insert(input.end(), mixed.begin(), mixed.end());
     const testing::TempDir dir("peers");
+    const auto in = dir.path / "in";
+    std::ofstream(in, std::ios::binary).write(reinterpret_cast<const char*>(input.data()), std::streamsize(input.size()));
     Bytes all_gz, all_original;
     for (const std::string maker : {"pigz -6 -c", "pigz -6 -i -c", "pigz -9 --rsyncable -c", "gzip -6 -c",
                                     "gzip -6 --rsyncable -c", "igzip -0 -c", "igzip -1 -c", "igzip -3 -c"}) {
-        const Bytes gz = made_by(maker, input, dir);
+        const Bytes gz = made_by(maker, in, dir);
         if (gz.empty()) {
             ADD_FAILURE() << maker << ": the tool is not installed (scripts/setup installs pigz, gzip and isal)";
             continue;
