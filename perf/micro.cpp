@@ -21,6 +21,8 @@
 //   append_bits_shifted  : assembly: appending a coded block at an odd bit offset
 //   crc32                : libdeflate's CRC-32, as the assembler calls it
 //   encode_block         : Code: Huffman codes and bits of one resolved block
+//   prepare_blocks/L{1,6}: Code's first half over every block of the 8 MiB: sequences and
+//                          symbol counts rebuilt from the blocks' items, Huffman codes, costs
 //   graph_round_trip     : the parallel graph's per-message cost: 4 KiB chunks of zeros
 //                          at level 1 (almost no compression work), items/s = chunks/s
 #include <benchmark/benchmark.h>
@@ -331,6 +333,25 @@ void encode_block(benchmark::State& state) {
     state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(first->data.size()));
 }
 BENCHMARK(encode_block);
+
+void prepare_blocks(benchmark::State& state, int level) {
+    const auto& in = input();
+    parallel::ChunkSearcher searcher(level);
+    parallel::Resolver resolver(level, Tracks::history, /*workers=*/1);
+    parallel::ChunkJob job;
+    job.in_begin = job.begin = in.data();
+    job.end = job.stop = job.data_end = in.data() + in.size();
+    job.eof = true;
+    std::vector<std::unique_ptr<parallel::ResolvedBlock>> blocks;
+    resolver.resolve(searcher.search(job, resolver.plan()),
+                     [&](std::unique_ptr<parallel::ResolvedBlock> b) { blocks.push_back(std::move(b)); });
+    parallel::BlockEncoder encoder;
+    for (auto _ : state)
+        for (const auto& b : blocks) benchmark::DoNotOptimize(encoder.prepare(*b));
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(in.size()));
+}
+BENCHMARK_CAPTURE(prepare_blocks, L1, 1)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(prepare_blocks, L6, 6)->Unit(benchmark::kMillisecond);
 
 void graph_round_trip(benchmark::State& state) {
     const std::vector<u8> zeros(4u << 20, 0);
