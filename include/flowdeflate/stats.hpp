@@ -18,7 +18,7 @@ namespace flowdeflate {
 struct ResolverStats {
     std::uint64_t chunks = 0;
     std::uint64_t blocks = 0;
-    std::uint64_t steps_followed = 0;   ///< steps taken from tracks and branches
+    std::uint64_t steps_followed = 0;   ///< steps taken from tracks and branches (level 1: not the literals of a stride passed whole)
     std::uint64_t syncs = 0;            ///< times the resolver (re)joined a track
     std::uint64_t branches = 0;         ///< ... of them onto a branch
     std::uint64_t repairs = 0;          ///< stretches the resolver parsed itself

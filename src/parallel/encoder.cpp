@@ -50,6 +50,38 @@ void build_sequences(const std::vector<ItemRun>& runs, std::size_t counted, Sequ
     freqs.litlen[kEndOfBlock]++;
 }
 
+// Level 1: the literals of @p n steps at @p p counted.
+[[gnu::always_inline]] inline void count_literals(const u8* p, std::size_t n, SymbolFreqs& freqs) {
+    for (std::size_t i = 0; i < n; ++i) freqs.litlen[p[i]]++;
+}
+
+// Level 1: a block's sequences from its runs of the tracks' (and repairs') SeqSteps, the
+// first of each run joined to the literals before it, and its symbols counted (the
+// literals from the input).
+void copy_sequences(const std::vector<SeqRun>& runs, Sequence* out, SymbolFreqs& freqs) {
+    u32 litrun = 0;
+    for (const SeqRun& r : runs) {
+        const u8* q = r.at;
+        if (r.s0 == r.s1) {
+            count_literals(q, r.j1 - r.j0, freqs);
+            litrun += r.j1 - r.j0;
+            continue;
+        }
+        const u32 first = r.seqs[r.s0].litrun - r.j0;
+        for (const SeqStep *s = r.seqs + r.s0, *end = r.seqs + r.s1; s != end; ++s) {
+            const u32 lits = s == r.seqs + r.s0 ? first : s->litrun;
+            count_literals(q, lits, freqs);
+            q += lits + s->length;
+            put_match(*out++, freqs, litrun + lits, s->length, s->offset);
+            litrun = 0;
+        }
+        count_literals(q, r.j1, freqs);
+        litrun = r.j1;
+    }
+    out->litrunlen_and_length = litrun;
+    freqs.litlen[kEndOfBlock]++;
+}
+
 }  // namespace
 
 // A coded block's bits are written once, then read by Assemble: fresh pages for every
@@ -84,7 +116,10 @@ void BlockEncoder::encode(const ResolvedBlock& block, CodedBlock& out) {
 CodedCosts BlockEncoder::prepare(const ResolvedBlock& block) {
     freqs_->clear();
     if (block.literals_counted) std::memcpy(freqs_->litlen, block.litlen, sizeof(block.litlen));
-    build_sequences(block.runs, block.literals_counted, seqs_.get(), *freqs_);
+    if (!block.seq_runs.empty())
+        copy_sequences(block.seq_runs, seqs_.get(), *freqs_);
+    else
+        build_sequences(block.runs, block.literals_counted, seqs_.get(), *freqs_);
     BlockCoder::make_codes(*freqs_, *codes_);
     return coder_->prepare(*freqs_, *codes_);
 }

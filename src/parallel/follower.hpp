@@ -1,4 +1,5 @@
-// follower.hpp - the resolver following tracks: at each step of the true parse it takes
+// follower.hpp - the resolver following tracks (levels 2-9; level 1:
+// fastest_follower.hpp): at each step of the true parse it takes
 // the step a track (or one of the history track's branches) made at the same position,
 // valid for the true min_len, and passes whole strides of a track at once where the
 // block logic cannot decide anything inside them.  Where no track has such a step, the
@@ -57,7 +58,7 @@ struct Source {
 
 template <class Parser>
 class TrackFollower {
-    static constexpr bool kFastest = BlockLogic<Parser>::kFastest;
+    static_assert(!BlockLogic<Parser>::kFastest, "level 1 follows sequences (fastest_follower.hpp)");
 
 public:
     /// What find() found at a position.
@@ -105,14 +106,12 @@ public:
                 }
             }
         }
-        if constexpr (!kFastest) {
-            for (auto s = sources_.rbegin(); s != sources_.rend(); ++s) {
-                if (Cursor* c = branch_at(*s, pos, min_len)) {
-                    follow(*c, *s, found);
-                    found.branch = true;
-                    found.cursor = c;
-                    return found;
-                }
+        for (auto s = sources_.rbegin(); s != sources_.rend(); ++s) {
+            if (Cursor* c = branch_at(*s, pos, min_len)) {
+                follow(*c, *s, found);
+                found.branch = true;
+                found.cursor = c;
+                return found;
             }
         }
         following_ = nullptr;
@@ -165,7 +164,6 @@ private:
     };
 
     [[nodiscard]] static bool fits(const Cursor& c, u32 min_len) {
-        if constexpr (kFastest) return true;
         return c.fits(min_len);
     }
 
@@ -205,13 +203,9 @@ private:
         std::size_t i = c.i;
         const u8* p = pos;
         std::uint64_t steps = 0;
-        if constexpr (kFastest)
-            pass_strides(*c.track, blk, i, p, stop, steps);
-        else if (c.track)
-            pass_lazy_strides(*c.track, blk, i, p, stop, steps, out, c.stride);
+        if (c.track) pass_lazy_strides(*c.track, blk, i, p, stop, steps, out, c.stride);
         while (i < n && blk.run_goes_on(p, stop)) {
-            if constexpr (!kFastest)
-                if (!item_fits(items[i], blk.min_len)) break;
+            if (!item_fits(items[i], blk.min_len)) break;
             apply_step(items, i, p, out);
             ++steps;
         }
@@ -223,36 +217,7 @@ private:
         steps_taken += steps;
     }
 
-    // Level 1: one item per step, and the block logic only counts matches and looks at
-    // the position.  Walk to the next stride mark, then pass whole strides while the
-    // block would still go on after the last of their steps (both only grow, so it goes
-    // on after every step before it too); take_steps() walks the rest.
-    static void pass_strides(const Track& t, BlockLogic<Parser>& blk, std::size_t& i, const u8*& p, const u8* stop,
-                             std::uint64_t& steps) {
-        const std::size_t marks = t.marks.size();
-        if (i / Track::kStride >= marks) return;
-        CountOnly out{blk};
-        const u32* const items = t.items.data();
-        while (i % Track::kStride != 0) {
-            if (!blk.run_goes_on(p, stop)) return;
-            apply_step(items, i, p, out);
-            ++steps;
-        }
-        for (std::size_t k = i / Track::kStride; k < marks; ++k) {
-            const Track::Mark& before_mark = k == 0 ? Track::Mark{0, 0} : t.marks[k - 1];
-            const Track::Mark& mark = t.marks[k];
-            const u8* const q = t.begin + mark.offset;
-            const u32 matches = blk.num_matches + (mark.matches - before_mark.matches);
-            if (!(q < stop && matches < blk.seq_limit)) return;
-            assert(p == t.begin + before_mark.offset);
-            p = q;
-            blk.num_matches = matches;
-            i += Track::kStride;
-            steps += Track::kStride;
-        }
-    }
-
-    // Levels 2-9: the same over the track's LazyStrides.  A stride goes in one go when
+    // Over the track's LazyStrides.  A stride goes in one go when
     // every step of it fits the block's min_len (its mask) and none of them could stop
     // the run (run_goes_on()): it ends by the run's stop and below the sequence limit,
     // and no block-split check can fall at any of its step ends (fewer than 512 new

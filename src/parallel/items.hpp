@@ -5,13 +5,14 @@
 // Bits of an item:
 //   bit 31      the step ends after this item
 //   bits 24-30  the step's mask: bit m - 3 is set when the step is what a parse with
-//               min match length m makes there (levels 2-9; 0 at level 1, where steps do
-//               not depend on it).  See HcMatchFinder::SharedMatch::step().
+//               min match length m makes there (0 in the resolver's repairs).  See
+//               HcMatchFinder::SharedMatch::step().
 //   bits 15-23  match length, or 0 for a literal
 //   bits 0-14   match offset - 1
 //
 // Search writes items (ItemWriter), the resolver replays them through the block logic
-// (apply_step()), and Code turns them into sequences.
+// (apply_step()), and Code turns them into sequences.  Levels 2-9: level 1's tracks are
+// sequences themselves (fastest_follower.hpp).
 #pragma once
 
 #include <algorithm>
@@ -66,6 +67,16 @@ template <class Out>
         if (item & kStepEnd) break;
     }
 }
+
+/// Level 1's steps are written as sequences instead (fastest_follower.hpp): a run of
+/// literal steps, then the match step after it (length 0: none, the track's last).  The
+/// literal count has 32 bits, unlike core::Sequence's 23: a track of incompressible input
+/// may be a chunk long (up to 1 GiB); a block's run never is.
+struct SeqStep {
+    u32 litrun;
+    u16 length;
+    u16 offset;
+};
 
 /// A growable array whose new room is left uninitialised, so that only the pages actually
 /// written become resident (a track may need one item per byte, and usually needs far

@@ -19,7 +19,8 @@ namespace flowdeflate::parallel {
 
 /// Pages past what a track wrote go back to the system: a recycled item buffer must not
 /// keep the largest extent it ever had resident.
-inline void release_unwritten_pages(ItemBuffer& v) {
+template <class T>
+void release_unwritten_pages(PodBuffer<T>& v) {
     // Whole huge pages where the buffer has them (a part would split one into 4 KiB pages).
     const auto page = std::uintptr_t(v.page_size());
     const auto from = (reinterpret_cast<std::uintptr_t>(v.data() + v.size()) + page - 1) & ~(page - 1);
@@ -34,9 +35,10 @@ struct ClearOnGive {
         v.clear();
     }
 };
-/// Item buffers: cleared, and the pages past what was written given back.
+/// Item and sequence buffers: cleared, and the pages past what was written given back.
 struct ReleaseOnGive {
-    void operator()(ItemBuffer& v) const {
+    template <class T>
+    void operator()(PodBuffer<T>& v) const {
         release_unwritten_pages(v);
         v.clear();
     }
@@ -72,6 +74,7 @@ private:
 };
 
 using ItemBufferPool = Pool<ItemBuffer, ReleaseOnGive>;
+using SequenceBufferPool = Pool<PodBuffer<SeqStep>, ReleaseOnGive>;  ///< level-1 tracks' (Track::seqs)
 using SegmentPool = Pool<std::vector<std::uint8_t>, KeepOnGive>;
 /// Coded blocks' bits: tens to hundreds of KB each, as many as blocks wait for Assemble;
 /// with 4 kept, a -1 -p2 run refaulted them (2% of its samples, in emit_coded).

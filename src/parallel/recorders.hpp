@@ -14,7 +14,7 @@
 
 namespace flowdeflate::parallel {
 
-// Records a parse as a track: the Trace of the history track, the Out of level 1's.
+// Records a parse as a track of items: the Trace of the history track (levels 2-9).
 // kMasks: with each step's mask from the search (TrackPlan::step_masks), else with its own
 // min_len alone.
 template <bool kMasks>
@@ -47,6 +47,38 @@ struct TrackRecorder : NoTrace {
     void finish() {
         out.end_step();
         out.finish();
+    }
+};
+
+// Level 1's recorder (the parser's Out): the steps as sequences (Track::seqs, SeqStep), a
+// stride mark every Track::kSeqStride matches.  The literals are only counted: Code reads
+// them from the input.
+struct SequenceRecorder {
+    Track& t;
+    SeqStep* first;
+    SeqStep* seq;
+    u32 lits = 0;  // literal steps since the last match
+
+    SequenceRecorder(Track& track, const u8* stop) : t(track) {
+        // A step that starts before stop ends at most a match past it; a match takes 3
+        // bytes or more, and the last sequence has none.
+        const std::size_t matches = (std::size_t(stop - t.begin) + kMaxMatchLen) / kMinMatchLen + 1;
+        t.seqs.clear();
+        t.seqs.reserve(matches + 1);
+        t.seq_marks.clear();
+        t.seq_marks.reserve(matches / Track::kSeqStride + 1);
+        first = seq = t.seqs.data();
+    }
+    [[gnu::always_inline]] void literal(const u8*) { ++lits; }
+    [[gnu::always_inline]] void match(const u8* p, u32 len, u32 offset) {
+        *seq++ = SeqStep{lits, u16(len), u16(offset)};
+        lits = 0;
+        if (std::size_t(seq - first) % Track::kSeqStride == 0) [[unlikely]]
+            t.seq_marks.push_back(u32(p + len - t.begin));
+    }
+    void finish() {
+        *seq++ = SeqStep{lits, 0, 0};
+        t.seqs.set_size(std::size_t(seq - first));
     }
 };
 

@@ -25,7 +25,8 @@ Track& new_track(ChunkTracks& out, const ChunkJob& job) {
 template <class Parser>
 class SearcherFor;
 
-// Level 1: one item per step, and stride marks for the resolver.
+// Level 1: the steps as sequences, with stride marks for the resolver
+// (fastest_follower.hpp).
 template <>
 class SearcherFor<FastestParser> final : public ChunkSearcher::Base {
 public:
@@ -33,39 +34,19 @@ public:
 
     void search(const ChunkJob& job, const TrackPlan&, ChunkTracks& out) override {
         Track& t = new_track(out, job);
-        TrackRecorder<false> rec(t.items, job.begin, job.stop);
+        t.seqs = SequenceBufferPool::instance().take();
+        t.seq_marks = Pool<std::vector<u32>>::instance().take();
+        SequenceRecorder rec(t, job.stop);
         u32 hash;
         parser_.prime(job.in_begin, job.begin, hash);
         u32 max_len = kMaxMatchLen, nice_len = std::min(parser_.nice_len(), kMaxMatchLen);
         const u8* p = job.begin;
-        while (p < job.stop) {
-            rec.on_step_begin(p, 0);
-            p = parser_.step(p, job.data_end, max_len, nice_len, hash, rec);
-        }
+        while (p < job.stop) p = parser_.step(p, job.data_end, max_len, nice_len, hash, rec);
         rec.finish();
         t.end = p;
-        mark_strides(t);
     }
 
 private:
-    // The stride marks, in a pass of their own: counting inside the step loop made the
-    // search 15% slower.  (Branch-free sums here: the same pass through apply_item()
-    // cost another 12%.)
-    static void mark_strides(Track& t) {
-        const std::size_t n = t.items.size();
-        t.marks.clear();
-        t.marks.reserve(n / Track::kStride);
-        u32 offset = 0, matches = 0;
-        for (std::size_t i = 0; i + Track::kStride <= n; i += Track::kStride) {
-            for (std::size_t j = i; j < i + Track::kStride; ++j) {
-                const u32 len = item_len(t.items[j]);
-                offset += len ? len : 1;
-                matches += len != 0;
-            }
-            t.marks.push_back({offset, matches});
-        }
-    }
-
     FastestParser parser_;
 };
 

@@ -13,6 +13,8 @@ Track::~Track() {
     ItemBufferPool::instance().give(std::move(branch_items));
     Pool<std::vector<Branch>>::instance().give(std::move(branches));
     Pool<std::vector<u16>>::instance().give(std::move(checkpoint_literals));
+    SequenceBufferPool::instance().give(std::move(seqs));
+    Pool<std::vector<u32>>::instance().give(std::move(seq_marks));
 }
 
 }  // namespace flowdeflate::parallel

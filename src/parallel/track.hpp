@@ -1,5 +1,5 @@
 // track.hpp - what the search of one chunk hands the resolver: its tracks, each the
-// items of a speculative parse from the chunk's start (items.hpp), with the summaries
+// items (level 1: sequences) of a speculative parse from the chunk's start (items.hpp), with the summaries
 // that let the resolver pass many steps at once, and the history track's branches.
 #pragma once
 
@@ -13,13 +13,9 @@ namespace flowdeflate::parallel {
 
 /// A track: its steps' items.  The item buffers are recycled (pool.hpp).
 struct Track {
-    /// Level 1 (one item per step): where the track stands after every kStride steps,
-    /// so that the resolver can pass a stride where the block cannot end in one go.
-    struct Mark {
-        u32 offset;   ///< from begin
-        u32 matches;  ///< matches among the steps so far
-    };
-    static constexpr std::size_t kStride = 64;
+    /// Level 1: the track's steps as sequences (fastest_follower.hpp), and where it stands
+    /// after every kSeqStride of them, so that the resolver can pass many in one go.
+    static constexpr std::size_t kSeqStride = 64;
 
     /// Levels 2-9: what every kLazyStride steps of the track add to the block logic, so
     /// that the resolver can pass them in one go where no block-split check, limit or
@@ -60,7 +56,12 @@ struct Track {
     ItemBuffer items;
     std::vector<Branch> branches;  ///< in order of begin
     ItemBuffer branch_items;
-    std::vector<Mark> marks;  ///< marks[k]: after (k + 1) * kStride steps (level 1 only)
+    /// Level 1: the steps, each sequence a run of literal steps and a match step; the last
+    /// sequence has no match (its literals end the track).  No items are written.
+    PodBuffer<SeqStep> seqs;
+    /// Level 1: seq_marks[k]: the position after sequence (k + 1) * kSeqStride - 1's match,
+    /// from begin.
+    std::vector<u32> seq_marks;
     std::vector<LazyStride> strides;  ///< strides[k]: steps k * kLazyStride.. (levels 2-9)
     /// Checkpoint k's literal counts at [k * kNumLiterals, (k + 1) * kNumLiterals): those
     /// of strides k * kCheckpointStrides .. (k + 1) * kCheckpointStrides - 1 (levels 2-9,

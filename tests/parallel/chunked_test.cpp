@@ -289,6 +289,19 @@ TEST(BranchArming, MinLensNearACount) {
     EXPECT_EQ(min_lens_near(0, 6, 300), bit(3) | bit(4) | bit(5));
 }
 
+// Level 1 writes its tracks as sequences whose literal runs may be a chunk long: a track
+// of 9 MiB of incompressible input is one run longer than core::Sequence's 23 bits can
+// count (a block's runs never are).  Text on either side, so that matches frame it.
+TEST(ChunkedEdges, LevelOneLiteralRunLongerThanASequenceCounts) {
+    Bytes data = fdt::generate(fdt::Kind::text, 300 * KiB, 3);
+    const Bytes noise = fdt::generate(fdt::Kind::random, 9 * 1024 * KiB, 4);
+    data.insert(data.end(), noise.begin(), noise.end());
+    const Bytes tail = fdt::generate(fdt::Kind::text, 200 * KiB, 5);
+    data.insert(data.end(), tail.begin(), tail.end());
+    for (const std::size_t chunk : {std::size_t(16) << 20, std::size_t(4) << 20})
+        EXPECT_TRUE(same_as_reference(data, 1, chunk, parallel::TrackMode::automatic, Format::gzip, "long literal run"));
+}
+
 TEST(ChunkedEdges, RejectsSmallChunks) {
     EXPECT_THROW(parallel::compress_chunked({}, 6, Format::gzip, {4095, parallel::TrackMode::automatic}), flowdeflate::Error);
     EXPECT_THROW(parallel::compress_chunked({}, 0, Format::gzip, {4096, parallel::TrackMode::automatic}), flowdeflate::Error);
