@@ -178,7 +178,9 @@ public:
     }
 
     /// As many steps of the followed track from @p pos as the run may take (before @p
-    /// stop); false: it is not at @p pos.  Adds the steps to @p runs, counts them in @p steps,
+    /// stop, and before the newest chunk's begin while an older chunk's track is followed);
+    /// false: it is not at @p pos, or that begin held it (the caller then takes one step
+    /// through find() and take_step()).  Adds the steps to @p runs, counts them in @p steps,
     /// and a move to the newest chunk's track in @p syncs.
     bool follow_run(const u8*& pos, Logic& blk, const u8* stop, SeqBlockRuns& runs, std::uint64_t& steps,
                     std::uint64_t& syncs) {

@@ -24,7 +24,7 @@ struct TrackRecorder : NoTrace {
     ItemWriter out;
     const u8* stop_at;
     const u8* end;  // position after the last item
-    u32 mask = 0;   // the step's (0 at level 1)
+    u32 mask = 0;   // the step's
 
     TrackRecorder(ItemBuffer& items, const u8* begin, const u8* stop)
         : out(items, begin, stop), stop_at(stop), end(begin) {}

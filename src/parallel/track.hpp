@@ -11,10 +11,11 @@
 
 namespace flowdeflate::parallel {
 
-/// A track: its steps' items.  The item buffers are recycled (pool.hpp).
+/// A track: its steps' items (level 1: its steps as sequences).  The buffers are recycled
+/// (pool.hpp).
 struct Track {
     /// Level 1: the track's steps as sequences (fastest_follower.hpp), and where it stands
-    /// after every kSeqStride of them, so that the resolver can pass many in one go.
+    /// after every kSeqStride matches, so that the resolver can pass many in one go.
     static constexpr std::size_t kSeqStride = 64;
 
     /// Levels 2-9: what every kLazyStride steps of the track add to the block logic, so

@@ -302,6 +302,21 @@ TEST(ChunkedEdges, LevelOneLiteralRunLongerThanASequenceCounts) {
         EXPECT_TRUE(same_as_reference(data, 1, chunk, parallel::TrackMode::automatic, Format::gzip, "long literal run"));
 }
 
+// Level 1's repairs (where a chunk's track has not met the true parse yet) append
+// sequences of their own, closed into runs at a sync or a block's end: small chunks of
+// binary data make them; the bytes must still be the reference's.
+TEST(ChunkedEdges, LevelOneRepairsGiveTheReferenceBytes) {
+    std::uint64_t repairs = 0;
+    for (const fdt::Kind kind : {fdt::Kind::binary, fdt::Kind::mixed, fdt::Kind::source, fdt::Kind::switching}) {
+        const Bytes data = fdt::generate(kind, 2 * 1024 * KiB + 333, 21);
+        parallel::ResolverStats s;
+        ASSERT_TRUE(same_as_reference(data, 1, 4 * KiB, parallel::TrackMode::automatic, Format::gzip,
+                                      std::string(fdt::kind_name(kind)), &s));
+        repairs += s.repairs;
+    }
+    EXPECT_GT(repairs, 0u) << "the inputs no longer make level-1 repairs";
+}
+
 TEST(ChunkedEdges, RejectsSmallChunks) {
     EXPECT_THROW(parallel::compress_chunked({}, 6, Format::gzip, {4095, parallel::TrackMode::automatic}), flowdeflate::Error);
     EXPECT_THROW(parallel::compress_chunked({}, 0, Format::gzip, {4096, parallel::TrackMode::automatic}), flowdeflate::Error);
