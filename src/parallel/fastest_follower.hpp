@@ -133,7 +133,6 @@ public:
         Source& src = sources_.emplace_back();
         for (const Track& t : tracks->tracks) src.cursors.push_back(SeqCursor::of(t));
         src.chunk = std::move(tracks);
-        if (following_ != nullptr) following_ = &following_src()->cursors[following_index_];
     }
 
     /// What find() found at a position.
@@ -217,11 +216,8 @@ public:
             for (const SeqCursor& c : front.cursors) needed = needed || c.track->end > pos;
             if (needed && !(following_ != nullptr && following_source_ + 1 == sources_.size())) break;
             if (following_ != nullptr && following_source_ == 0) following_ = nullptr;
-            sources_.pop_front();
-            if (following_ != nullptr) {
-                --following_source_;
-                following_ = &following_src()->cursors[following_index_];
-            }
+            sources_.pop_front();  // (the other sources' cursors stay where they are: a deque)
+            if (following_ != nullptr) --following_source_;
         }
     }
 
@@ -234,7 +230,6 @@ private:
     Source* following_src() { return &sources_[following_source_]; }
     void follow(std::size_t source, std::size_t index) {
         following_source_ = source;
-        following_index_ = index;
         following_ = &sources_[source].cursors[index];
     }
 
@@ -286,8 +281,7 @@ private:
 
     std::deque<Source> sources_;
     SeqCursor* following_ = nullptr;
-    std::size_t following_source_ = 0;
-    std::size_t following_index_ = 0;
+    std::size_t following_source_ = 0;  ///< following_'s source in sources_
 };
 
 }  // namespace flowdeflate::parallel

@@ -31,7 +31,7 @@ struct TrackRecorder : NoTrace {
     bool stop(const u8* p) const { return p >= stop_at; }
     [[gnu::always_inline]] void on_step_begin(const u8*, u32 min_len) {
         out.end_step();
-        if constexpr (!kMasks) mask = min_len ? own_min_len_mask(min_len) : 0;
+        if constexpr (!kMasks) mask = own_min_len_mask(min_len);
     }
     [[gnu::always_inline]] void on_step_mask(u32 m, const HcMatchFinder::SharedMatch&) { mask = m; }
     [[gnu::always_inline]] void on_literal(const u8* p) {
@@ -42,8 +42,6 @@ struct TrackRecorder : NoTrace {
         out.match(mask, len, offset);
         end = p + len;
     }
-    [[gnu::always_inline]] void literal(const u8* p) { on_literal(p); }
-    [[gnu::always_inline]] void match(const u8* p, u32 len, u32 offset) { on_match(p, len, offset); }
     void finish() {
         out.end_step();
         out.finish();
