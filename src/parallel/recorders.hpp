@@ -105,8 +105,15 @@ struct LazyTrackRecorder : TrackRecorder<kMasks> {
 
     LazyTrackRecorder(Track& t, const u8* stop)
         : Base(t.items, t.begin, stop), strides(t.strides), begin(t.begin), checkpoints(t.checkpoint_literals) {
+        // Room for the most strides the track can have (a step per byte), so that they
+        // never grow: a stride per 16 bytes of incompressible input is 1.5 MiB per MiB of
+        // chunk, and growing a fresh vector copied it into new pages each time (60% of the
+        // page faults of a -6 -p2 run on a .tar.xz).  The vectors are pooled (Track()).
+        const std::size_t most = (std::size_t(stop - t.begin) + kMaxMatchLen) / Track::kLazyStride + 1;
         strides.clear();
+        strides.reserve(most);
         checkpoints.clear();
+        checkpoints.reserve((most / Track::kCheckpointStrides + 1) * kNumLiterals);
         this->mask = HcMatchFinder::kAllMinLens;  // no step before the first
     }
     void stride_end(const u8* p, const BlockSplitStats& split, std::size_t matches, const u32* litlen) {

@@ -63,7 +63,7 @@ struct Track {
     /// Level 1: seq_marks[k]: the position after sequence (k + 1) * kSeqStride - 1's match,
     /// from begin.
     std::vector<u32> seq_marks;
-    std::vector<LazyStride> strides;  ///< strides[k]: steps k * kLazyStride.. (levels 2-9)
+    std::vector<LazyStride> strides;  ///< strides[k]: steps k * kLazyStride.. (levels 2-9; pooled)
     /// Checkpoint k's literal counts at [k * kNumLiterals, (k + 1) * kNumLiterals): those
     /// of strides k * kCheckpointStrides .. (k + 1) * kCheckpointStrides - 1 (levels 2-9,
     /// history track).  16 bits each: a checkpoint of more than kMaxCheckpointItems items
