@@ -97,12 +97,32 @@ struct BuildItems {
         split.observe_literal(*p);
         b.literal(*p);
     }
+    /// A step that is one literal (see put_literal_step()).
+    [[gnu::always_inline]] void literal_step(const u8* p) {
+        if constexpr (requires { trace.on_literal_step(p); })
+            trace.on_literal_step(p);
+        else
+            trace.on_literal(p);
+        split.observe_literal(*p);
+        b.literal(*p);
+    }
     [[gnu::always_inline]] void match(const u8* p, u32 len, u32 offset) {
         trace.on_match(p, len, offset);
         split.observe_match(len);
         b.match(len, offset);
     }
 };
+
+/// A step that is one literal, not one the lazy look-ahead deferred before a match: to
+/// Out::literal_step() where the output tells the two apart (a track writes the step's
+/// end with its last item), else to literal().
+template <class Out>
+[[gnu::always_inline]] inline void put_literal_step(Out& out, const u8* p) {
+    if constexpr (requires { out.literal_step(p); })
+        out.literal_step(p);
+    else
+        out.literal(p);
+}
 
 template <LazyMode kMode_>
 class LazyParser {
@@ -162,13 +182,13 @@ public:
                 mf_.template skip_bytes<kLog>(in_next + 1, in_end, length - 1, next_hashes);
                 return in_next + length;
             }
-            out.literal(in_next);
+            put_literal_step(out, in_next);
             return in_next + 1;
         } else {
             u32 cur_offset = 0;
             u32 cur_len = first_search(in_next, min_len, max_len, nice_len, next_hashes, cur_offset, out);
             if (cur_len < min_len || (cur_len == kMinMatchLen && cur_offset > 8192)) {
-                out.literal(in_next);
+                put_literal_step(out, in_next);
                 return in_next + 1;
             }
             const u8* match_pos = in_next;

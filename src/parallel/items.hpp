@@ -152,10 +152,6 @@ struct ItemWriter {
     [[gnu::always_inline]] void match(u32 mask, u32 len, u32 offset) {
         *next++ = kStepEnd | (mask << kMaskShift) | match_item(len, offset);
     }
-    /// Ends the step at the last item (a parse that only says where steps begin).
-    void end_step() {
-        if (next != first) next[-1] |= kStepEnd;
-    }
     void finish() { items.set_size(std::size_t(next - first)); }
 };
 
