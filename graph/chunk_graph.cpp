@@ -2,6 +2,7 @@
 #include "graph/chunk_graph.hpp"
 
 #include <tbb/info.h>
+#include <tbb/task_arena.h>
 
 #include "core/clock.hpp"
 #include "core/levels.hpp"
@@ -92,6 +93,7 @@ struct ChunkGraph::Nodes {
     // The serial nodes' own counters: Assemble's and Resolve's.
     std::uint64_t assemble_ns = 0, resolver_wait_ns = 0, last_resolved_ns = 0;
     std::vector<std::uint32_t> chunk_search_us, chunk_resolve_us;  // Resolve's
+    std::vector<std::int16_t> chunk_worker;                         // Resolve's
 
     tbb::flow::queue_node<parallel::ChunkJob> chunk_queue;
     tbb::flow::limiter_node<parallel::ChunkJob> search_window;
@@ -177,6 +179,7 @@ struct ChunkGraph::Nodes {
                     p = plan;
                 }
                 auto tracks = searcher->search(job, p);
+                tracks->worker = tbb::this_task_arena::current_thread_index();
                 if (options.probe) ++options.probe->chunks_searched;
                 search_ns += tracks->search_ns;
                 tracks_searched += tracks->tracks.size();
@@ -193,6 +196,7 @@ struct ChunkGraph::Nodes {
         const std::uint64_t t0 = now_ns();
         if (last_resolved_ns != 0) resolver_wait_ns += t0 - last_resolved_ns;
         chunk_search_us.push_back(std::uint32_t(tracks->search_ns / 1000));
+        chunk_worker.push_back(std::int16_t(tracks->worker));
         const std::uint64_t resolved_before = resolver.stats().resolve_ns;
         if (!failure.failed()) {
             try {
@@ -298,6 +302,7 @@ void ChunkGraph::collect(GraphStats& stats) const {
     stats.ring_full_ns = n.ring_full_ns;
     stats.tracks_searched = n.tracks_searched;
     stats.chunk_search_us = n.chunk_search_us;
+    stats.chunk_worker = n.chunk_worker;
     stats.chunk_resolve_us = n.chunk_resolve_us;
 }
 

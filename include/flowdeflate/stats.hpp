@@ -65,6 +65,10 @@ struct GraphStats {
     std::uint64_t wall_ns = 0;
     std::uint64_t tracks_searched = 0;            ///< tracks over all chunks
     std::vector<std::uint32_t> chunk_search_us;   ///< per chunk, in order
+    /// Per chunk, in order: the arena slot of the thread that searched it (-1: none).  With
+    /// chunk_search_us it shows one worker's searches costing more than another's: on a
+    /// shared machine, a core slowed by its neighbours.
+    std::vector<std::int16_t> chunk_worker;
     std::vector<std::uint32_t> chunk_resolve_us;  ///< the resolver's own time per chunk, in order
     OptimiserStats optimiser{};                   ///< levels 10-12 (the parallel graph did not run)
 };

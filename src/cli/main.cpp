@@ -27,6 +27,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -307,11 +308,13 @@ void write_stats(const std::string& path, const std::string& name, int level, co
                                        "\"wall_ns\":{},\"search_ns\":{},\"resolve_ns\":{},"
                                        "\"code_ns\":{},\"assemble_ns\":{},\"resolver_wait_ns\":{},\"ring_full_ns\":{},"
                                        "\"chunks\":{},\"blocks\":{},\"syncs\":{},\"repairs\":{},\"repair_bytes\":{},"
-                                       "\"tracks\":{},\"chunk_search_us\":[{}],\"chunk_resolve_us\":[{}]}}\n",
+                                       "\"tracks\":{},\"chunk_search_us\":[{}],\"chunk_worker\":[{}],"
+                                       "\"chunk_resolve_us\":[{}]}}\n",
                                        s.threads, s.chunk_size, s.ahead, s.ring, s.wall_ns, s.search_ns, rs.resolve_ns,
                                        s.code_ns, s.assemble_ns, s.resolver_wait_ns, s.ring_full_ns, rs.chunks,
                                        rs.blocks, rs.syncs, rs.repairs, rs.repair_bytes, s.tracks_searched,
-                                       fmt::join(s.chunk_search_us, ","), fmt::join(s.chunk_resolve_us, ",")));
+                                       fmt::join(s.chunk_search_us, ","), fmt::join(s.chunk_worker, ","),
+                                       fmt::join(s.chunk_resolve_us, ",")));
 }
 
 // The same for levels 10-12's search ahead of the optimiser ("optimiser_ns" marks them).
@@ -386,6 +389,22 @@ void report(const Options& o, const std::string& name, std::uint64_t in, std::ui
                r.syncs, r.branches, r.repairs, r.repair_bytes, in ? 100.0 * double(r.repair_bytes) / double(in) : 0.0,
                r.repairs_min_len, r.repairs_phase, ms(s.search_ns), ms(r.resolve_ns), ms(s.code_ns),
                ms(s.assemble_ns), ms(s.resolver_wait_ns), ms(s.ring_full_ns), ms(s.wall_ns));
+    // Each worker's share of the searches: equal work per chunk, so a worker whose chunks
+    // cost more ran on a slower core (a shared machine's neighbours).
+    std::map<int, std::pair<std::uint64_t, std::size_t>> by_worker;  // slot -> (us, chunks)
+    for (std::size_t i = 0; i < s.chunk_worker.size() && i < s.chunk_search_us.size(); ++i) {
+        if (s.chunk_worker[i] < 0) continue;
+        auto& [us, chunks] = by_worker[s.chunk_worker[i]];
+        us += s.chunk_search_us[i];
+        ++chunks;
+    }
+    if (by_worker.empty()) return;
+    std::string line = "  search per worker:";
+    for (const auto& [slot, w] : by_worker)
+        line += fmt::format(" {:.1f} ms / {} chunks ({:.2f} ms each);", double(w.first) / 1e3, w.second,
+                            double(w.first) / 1e3 / double(w.second));
+    line.back() = '\n';
+    fmt::print(stderr, "{}", line);
 }
 
 Status compress_one(const Options& o, const std::string& path) {

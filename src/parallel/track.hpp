@@ -98,6 +98,7 @@ struct ChunkTracks {
     bool step_masks = false;      ///< the plan's, as searched
     bool branches = false;        ///< searched with branches (Track::branches)
     std::uint64_t search_ns = 0;  ///< CPU time the search took (core/clock.hpp)
+    int worker = -1;              ///< the arena slot of the thread that searched it (graph/), or -1
 };
 
 }  // namespace flowdeflate::parallel

@@ -215,7 +215,7 @@ TEST_F(Cli, VerboseReportsTheParallelGraph) {
     const Result r = fd({"-v", "-p2", "--chunk", "64K", "-k", "in.txt"});
     EXPECT_STATUS(r, 0);
     for (const char* word : {"parallel graph: 2 threads", "chunks", "blocks", "syncs", "repairs", "search", "resolve",
-                             "code", "assemble", "resolver waited", "ring full"})
+                             "code", "assemble", "resolver waited", "ring full", "search per worker"})
         EXPECT_NE(r.err.find(word), std::string::npos) << "missing '" << word << "' in: " << r.err;
 }
 
@@ -225,6 +225,7 @@ TEST_F(Cli, StatsWriteALinePerFileOnEveryPath) {
     write("in.txt", text(300'000, 17));
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
         {{"-p2", "--chunk", "64K"}, "\"search_ns\":"},
+        {{"-p2", "--chunk", "64K"}, "\"chunk_worker\":["},
         {{"-p1"}, "\"sequential\":true"},
         {{"--sequential"}, "\"sequential\":true"},
         {{"-11", "-p2"}, "\"optimiser_ns\":"},
