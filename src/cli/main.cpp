@@ -24,10 +24,10 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <new>
 #include <optional>
-#include <map>
 #include <string>
 #include <vector>
 
