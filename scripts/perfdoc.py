@@ -91,6 +91,27 @@ def stats_of(cmd, tmp):
 NODES = ("search_ns", "resolve_ns", "code_ns", "assemble_ns")  # the graph's nodes in --stats
 
 
+def worker_imbalance(st):
+    """Of a --stats line: the search CPU per chunk of its slowest worker over its fastest's
+    (1.00: even), or None where fewer than two workers searched.  Which worker takes which
+    chunk is chance, so over many chunks their mean costs agree unless the host ran one
+    worker slower (the 2-core VMs here have phases with one vCPU 25-40% slower): a ratio
+    well above 1 says the run's multi-thread times understate the program."""
+    per = {}
+    for w, us in zip(st.get("chunk_worker", []), st.get("chunk_search_us", [])):
+        if w >= 0:
+            n, t = per.get(w, (0, 0))
+            per[w] = (n + 1, t + us)
+    means = [t / n for n, t in per.values()]
+    return max(means) / min(means) if len(means) >= 2 and min(means) > 0 else None
+
+
+def imbalance_cell(st):
+    """worker_imbalance() as a table cell."""
+    r = worker_imbalance(st)
+    return "-" if r is None else f"{r:.2f}"
+
+
 def serial_share(st):
     """Resolve + assemble CPU over all node CPU of a --stats line (or of medians of them)."""
     return (st["resolve_ns"] + st["assemble_ns"]) / max(1, sum(st[k] for k in NODES))

@@ -235,14 +235,16 @@ def section(rows, runs, command):
             "What the projections rest on: the counters of each `-pP --stats` run (CPU seconds; repairs "
             "as a share of the input; serial: resolve + assemble over all node CPU; O, the constant "
             "calibrated on the 2-thread run):", "",
-            "| File | Level | P | search | resolve | code | assemble | serial | chunks | tracks | repairs | O s |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "| File | Level | P | search | resolve | code | assemble | serial | chunks | tracks | repairs | O s | worker imbalance |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         for P, st in sorted(r["st"].items()):
+            # Above the cores here the run is oversubscribed on purpose: its workers' shares say nothing.
+            imbalance = perfdoc.imbalance_cell(st) if P in HERE else "-"
             out.append(f"| {r['name']} | {r['L']} | {P} | {st['search_ns'] / 1e9:.3f} | "
                        f"{st['resolve_ns'] / 1e9:.3f} | {st['code_ns'] / 1e9:.3f} | {st['assemble_ns'] / 1e9:.3f} | "
                        f"{perfdoc.serial_share(st) * 100:.1f}% | {st['chunks']} | {st['tracks']} | "
-                       f"{st['repair_bytes'] / max(1, st['in_bytes']) * 100:.2f}% | {r['overhead']:.3f} |")
+                       f"{st['repair_bytes'] / max(1, st['in_bytes']) * 100:.2f}% | {r['overhead']:.3f} | {imbalance} |")
     out += ["", "The case study's measured factors over libdeflate at levels 1 / 6 / 9, beside which these "
             "projections stand (its figures and machines, `../shared/design/case-study.md`):", "",
             "| Input | Machine | level 1 | level 6 | level 9 |", "|---|---|---:|---:|---:|"]
@@ -256,6 +258,9 @@ def section(rows, runs, command):
             "- identical: every measured flowdeflate thread count's output equals libdeflate-gzip's (cmp).",
             "- Counters: one `--stats` run per thread count; above the machine's cores the run is "
             "oversubscribed on purpose (node costs are thread CPU time, `src/core/clock.hpp`).",
+            "- worker imbalance (thread counts measured here): the slowest search worker's CPU per chunk over "
+            "the fastest's in that `--stats` run; well above 1.00, the host ran one worker slower and the "
+            "run's times understate the program (`perfdoc.worker_imbalance`).",
             "", end]
     return "\n".join(out) + "\n"
 
