@@ -306,7 +306,11 @@ public:
             return;
         MfPos node3, node4;
         insert_searched<kLog>(in_next, cur_pos, next_hashes, node3, node4);
-        search_nodes<false>(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth, min_len >= 5, 0, out);
+        // A parse with branches (kLog) walks the chain whatever node3 says: a branch for a
+        // min_len of 5 or more then takes its first step from this search, instead of
+        // walking the same chain again later (search_past()).
+        search_nodes<false>(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth, kLog || min_len >= 5, 0,
+                            out);
     }
 
 private:
