@@ -290,9 +290,10 @@ public:
 
     /// longest_match() for every best_len at once (see SharedMatch): searches @p in_next
     /// and inserts it, exactly as longest_match() does.  Like longest_match() for a
-    /// best_len below 4, it gives up where node3 is not valid unless @p min_len >= 5
-    /// (walking the chain there cost the search 4%: 4-byte hash collisions); the result
-    /// then only says that min_len 3 and 4 make a literal (SharedMatch::chain_walked).
+    /// best_len below 4, it gives up where node3 is not valid unless @p min_len >= 5 or
+    /// the parse branches (kLog; walking the chain there cost the search 4%: 4-byte hash
+    /// collisions); the result then only says that min_len 3 and 4 make a literal
+    /// (SharedMatch::chain_walked).
     template <bool kLog = false>
     [[gnu::always_inline]] void longest_match_shared(const u8* in_next, u32 min_len, u32 max_len, u32 nice_len,
                                                      u32 max_search_depth, u32 next_hashes[2], SharedMatch& out) {
