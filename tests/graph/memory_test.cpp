@@ -115,7 +115,7 @@ TEST_P(MemoryBound, PeakRssDoesNotGrowWithInputSize) {
 // wait for Code, while the chunk gate's slack (about 10 MiB of input past assembly) lets
 // new chunks in.  A longer run is simply more likely to meet such a moment.  Measured on
 // this input at -6 -p2: 44-47 MiB alone, 53-58 MiB beside another test, and 72-87 MiB with
-// a forced 300 ms stall of the chunk every 16th (10-12 tracks alive at once, each up to
+// a forced 300 ms stall after every 16th chunk's search (10-12 tracks alive at once, each up to
 // 4 MiB of items on huge pages, 0.8 MiB of strides, 0.26 MiB of checkpoints).  So this
 // test runs alone (RUN_SERIAL), and the worst case is written down in RELIABILITY.md
 // ("Memory when a worker stalls").  Memory that grew with the input would pass 64 MiB long
