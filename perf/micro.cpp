@@ -14,7 +14,9 @@
 //       with step masks, TrackPlan::step_masks, and with branches for min_len 4 and 5,
 //       TrackPlan::branch_min_lens), to set against parse_fastest_L1 / parse_lazy_L6
 //   min_cost_path/{scalar,avx2,avx512}_L{10,12} : the optimiser's inner loop, one pass
-//       over a 128 KiB block whose match cache the level's bt search made
+//       over a 128 KiB block whose match cache the level's bt search made, with the costs
+//       of a third pass (the code two passes from random costs chose; since 2026-12-03,
+//       twentieth session: random costs alone favoured other code, PERFORMANCE.md)
 //   mf_rebase_tables     : a match finder's slide over the level 10-12 finder's tables
 //   huffman_litlen       : length-limited canonical code for a 288-symbol alphabet
 //                          (bytes/s: the block bytes whose counts it codes, ~100 KB)
@@ -40,6 +42,7 @@
 #include "core/ht_match_finder.hpp"
 #include "core/huffman.hpp"
 #include "core/min_cost_path.hpp"
+#include "core/parser_near_optimal.hpp"
 #include "core/bit_writer.hpp"
 #include "parallel/assembler.hpp"
 #include "parallel/compress_chunked.hpp"
@@ -188,6 +191,30 @@ const PathCase& path_case(int level) {
     for (u32 s = 0; s < core::kNumOffsetSyms; ++s)
         c.costs.offset_slot[s] = 16 * (4 + s / 4 + core::kExtraOffsetBits[s % core::kNumOffsetSlots]);
     for (u32 off = 1; off <= core::kWindowSize; ++off) c.offset_slot[off] = u8(core::offset_slot(off));
+    // Then the costs of a later pass, as the optimiser has them: two passes, each from the
+    // code the path before it chose (random costs alone make the literal-or-match choice
+    // far more predictable than real blocks do).
+    std::vector<u32> cost(c.block_length + core::kMaxMatchLen + core::PathNodes::kPad + 1, 0), items(c.block_length);
+    for (u32 i = c.block_length + 1; i < c.block_length + core::kMaxMatchLen; ++i) cost[i] = 0x80000000;
+    for (int pass = 0; pass < 2; ++pass) {
+        core::min_cost_path_scalar(c.block_length, c.cache.data() + c.cache.size(), c.costs, c.offset_slot.data(),
+                                   core::PathNodes{cost.data(), items.data()});
+        core::SymbolFreqs freqs{};
+        for (u32 i = 0; i < c.block_length;) {
+            const u32 len = items[i] & core::kItemLenMask, offset = items[i] >> core::kItemOffsetShift;
+            if (len == 1) {
+                freqs.litlen[offset]++;
+            } else {
+                freqs.litlen[core::kFirstLenSym + core::kLengthSlot[len]]++;
+                freqs.offset[c.offset_slot[offset]]++;
+            }
+            i += len;
+        }
+        freqs.litlen[core::kEndOfBlock]++;
+        core::HuffmanCodes codes;
+        core::BlockCoder::make_codes(freqs, codes);
+        core::costs_from_codes(codes, c.costs);
+    }
     return c;
 }
 

@@ -145,22 +145,24 @@ void NearOptimalParser::choose_all_literals() {
     BlockCoder::make_codes(freqs_, codes_);
 }
 
-void NearOptimalParser::set_costs_from_codes(const HuffmanCodes& codes) {
+void costs_from_codes(const HuffmanCodes& codes, NearOptimalCosts& costs) {
     for (u32 i = 0; i < kNumLiterals; ++i) {
         const u32 bits = codes.litlen_lens[i] ? codes.litlen_lens[i] : kLiteralNostatBits;
-        costs_.literal[i] = bits * kBitCost;
+        costs.literal[i] = bits * kBitCost;
     }
     for (u32 i = kMinMatchLen; i <= kMaxMatchLen; ++i) {
         const u32 slot = kLengthSlot[i];
         const u32 sym = kFirstLenSym + slot;
         const u32 bits = (codes.litlen_lens[sym] ? codes.litlen_lens[sym] : kLengthNostatBits) + kExtraLengthBits[slot];
-        costs_.length[i] = bits * kBitCost;
+        costs.length[i] = bits * kBitCost;
     }
     for (u32 i = 0; i < kNumOffsetSlots; ++i) {
         const u32 bits = (codes.offset_lens[i] ? codes.offset_lens[i] : kOffsetNostatBits) + kExtraOffsetBits[i];
-        costs_.offset_slot[i] = bits * kBitCost;
+        costs.offset_slot[i] = bits * kBitCost;
     }
 }
+
+void NearOptimalParser::set_costs_from_codes(const HuffmanCodes& codes) { costs_from_codes(codes, costs_); }
 
 void NearOptimalParser::choose_default_litlen_costs(u32 block_length, u32& lit_cost, u32& len_sym_cost) {
     // Distinct literals in the block, ignoring very rare ones.

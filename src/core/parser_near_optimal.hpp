@@ -67,6 +67,11 @@ struct NearOptimalCapture {
     std::vector<std::pair<std::size_t, NearOptimalParseState>> states;
 };
 
+/// The cost model a block's Huffman code gives (libdeflate's deflate_set_costs_from_codes):
+/// each symbol's code length plus its extra bits, in 1/16 bit; symbols the code leaves out
+/// cost a fixed guess.
+void costs_from_codes(const HuffmanCodes& codes, NearOptimalCosts& costs);
+
 class NearOptimalParser {
 public:
     explicit NearOptimalParser(const LevelParams& params);
