@@ -200,17 +200,7 @@ const PathCase& path_case(int level) {
         core::min_cost_path_scalar(c.block_length, c.cache.data() + c.cache.size(), c.costs, c.offset_slot.data(),
                                    core::PathNodes{cost.data(), items.data()});
         core::SymbolFreqs freqs{};
-        for (u32 i = 0; i < c.block_length;) {
-            const u32 len = items[i] & core::kItemLenMask, offset = items[i] >> core::kItemOffsetShift;
-            if (len == 1) {
-                freqs.litlen[offset]++;
-            } else {
-                freqs.litlen[core::kFirstLenSym + core::kLengthSlot[len]]++;
-                freqs.offset[c.offset_slot[offset]]++;
-            }
-            i += len;
-        }
-        freqs.litlen[core::kEndOfBlock]++;
+        core::tally_path(items.data(), c.block_length, c.offset_slot.data(), freqs);
         core::HuffmanCodes codes;
         core::BlockCoder::make_codes(freqs, codes);
         core::costs_from_codes(codes, c.costs);

@@ -121,21 +121,21 @@ NearOptimalParser::NearOptimalParser(const LevelParams& params)
 
 NearOptimalParser::~NearOptimalParser() = default;
 
-void NearOptimalParser::tally_item_list(u32 block_length) {
-    const u32* cur = &items_[0];
-    const u32* const end = &items_[block_length];
+void tally_path(const u32* items, u32 block_length, const u8* offset_slot, SymbolFreqs& freqs) {
+    const u32* cur = items;
+    const u32* const end = items + block_length;
     do {
         const u32 length = *cur & kItemLenMask;
         const u32 offset = *cur >> kItemOffsetShift;
         if (length == 1) {
-            freqs_.litlen[offset]++;
+            freqs.litlen[offset]++;
         } else {
-            freqs_.litlen[kFirstLenSym + kLengthSlot[length]]++;
-            freqs_.offset[offset_slot_full_[offset]]++;
+            freqs.litlen[kFirstLenSym + kLengthSlot[length]]++;
+            freqs.offset[offset_slot[offset]]++;
         }
         cur += length;
     } while (cur != end);
-    freqs_.litlen[kEndOfBlock]++;
+    freqs.litlen[kEndOfBlock]++;
 }
 
 void NearOptimalParser::choose_all_literals() {
@@ -240,7 +240,7 @@ void NearOptimalParser::set_initial_costs(u32 block_length, bool is_first_block)
 void NearOptimalParser::find_min_cost_path(u32 block_length, const LzMatch* cache_ptr) {
     min_cost_path(block_length, cache_ptr, costs_, offset_slot_full_, PathNodes{cost_to_end_.get(), items_.get()});
     freqs_.clear();
-    tally_item_list(block_length);
+    tally_path(items_.get(), block_length, offset_slot_full_, freqs_);
     BlockCoder::make_codes(freqs_, codes_);
 }
 

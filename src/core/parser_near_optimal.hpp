@@ -71,6 +71,10 @@ struct NearOptimalCapture {
 /// each symbol's code length plus its extra bits, in 1/16 bit; symbols the code leaves out
 /// cost a fixed guess.
 void costs_from_codes(const HuffmanCodes& codes, NearOptimalCosts& costs);
+/// Adds the symbols of the path that min_cost_path() left in @p items (from position 0 to
+/// @p block_length) to @p freqs, and the end-of-block symbol.  @p offset_slot maps an
+/// offset to its slot.
+void tally_path(const u32* items, u32 block_length, const u8* offset_slot, SymbolFreqs& freqs);
 
 class NearOptimalParser {
 public:
@@ -100,7 +104,6 @@ private:
                                  bool is_first_block, bool is_final_block, bool& used_only_literals,
                                  BlockSinkRef sink);
     void find_min_cost_path(u32 block_length, const LzMatch* cache_end);
-    void tally_item_list(u32 block_length);
     void choose_all_literals();  // from block_bytes_
     void set_costs_from_codes(const HuffmanCodes& codes);
     void choose_default_litlen_costs(u32 block_length, u32& lit_cost, u32& len_sym_cost);
