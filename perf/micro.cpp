@@ -150,6 +150,17 @@ BENCHMARK_CAPTURE(mf_binary_trees, L12, 12)->Unit(benchmark::kMillisecond);
 // the positions inside a match of nice length or more skipped), costs in libdeflate's
 // ranges (1/16 bit: literals 5-12 bits, lengths and offsets by slot).  bytes/s = block
 // positions/s for one pass.
+// The arrays one pass of the path writes for a block (min_cost_path.hpp: past the block's
+// end, cost_to_end holds a cost no path takes).
+struct PathArrays {
+    std::vector<u32> cost, items;
+    explicit PathArrays(u32 block_length)
+        : cost(block_length + core::kMaxMatchLen + core::PathNodes::kPad + 1, 0), items(block_length) {
+        for (u32 i = block_length + 1; i < block_length + core::kMaxMatchLen; ++i) cost[i] = 0x80000000;
+    }
+    core::PathNodes nodes() { return core::PathNodes{cost.data(), items.data()}; }
+};
+
 struct PathCase {
     std::vector<core::LzMatch> cache;
     core::NearOptimalCosts costs{};
@@ -194,13 +205,12 @@ const PathCase& path_case(int level) {
     // Then the costs of a later pass, as the optimiser has them: two passes, each from the
     // code the path before it chose (random costs alone make the literal-or-match choice
     // far more predictable than real blocks do).
-    std::vector<u32> cost(c.block_length + core::kMaxMatchLen + core::PathNodes::kPad + 1, 0), items(c.block_length);
-    for (u32 i = c.block_length + 1; i < c.block_length + core::kMaxMatchLen; ++i) cost[i] = 0x80000000;
+    PathArrays path(c.block_length);
     for (int pass = 0; pass < 2; ++pass) {
         core::min_cost_path_scalar(c.block_length, c.cache.data() + c.cache.size(), c.costs, c.offset_slot.data(),
-                                   core::PathNodes{cost.data(), items.data()});
+                                   path.nodes());
         core::SymbolFreqs freqs{};
-        core::tally_path(items.data(), c.block_length, c.offset_slot.data(), freqs);
+        core::tally_path(path.items.data(), c.block_length, c.offset_slot.data(), freqs);
         core::HuffmanCodes codes;
         core::BlockCoder::make_codes(freqs, codes);
         core::costs_from_codes(codes, c.costs);
@@ -212,12 +222,10 @@ using PathFn = void (*)(u32, const core::LzMatch*, const core::NearOptimalCosts&
 
 void min_cost_path(benchmark::State& state, PathFn path, int level) {
     const PathCase& c = path_case(level);
-    std::vector<u32> cost(c.block_length + core::kMaxMatchLen + core::PathNodes::kPad + 1, 0), items(c.block_length);
-    for (u32 i = c.block_length + 1; i < c.block_length + core::kMaxMatchLen; ++i) cost[i] = 0x80000000;
+    PathArrays arrays(c.block_length);
     for (auto _ : state) {
-        path(c.block_length, c.cache.data() + c.cache.size(), c.costs, c.offset_slot.data(),
-             core::PathNodes{cost.data(), items.data()});
-        benchmark::DoNotOptimize(cost[0]);
+        path(c.block_length, c.cache.data() + c.cache.size(), c.costs, c.offset_slot.data(), arrays.nodes());
+        benchmark::DoNotOptimize(arrays.cost[0]);
     }
     state.SetBytesProcessed(std::int64_t(state.iterations()) * c.block_length);
 }
