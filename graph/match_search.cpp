@@ -1,6 +1,8 @@
 // match_search.cpp - see match_search.hpp.
 #include "graph/match_search.hpp"
 
+#include <tbb/task_arena.h>
+
 #include <cassert>
 
 #include "core/clock.hpp"
@@ -43,6 +45,18 @@ void ParallelMatchSearch::launch(std::size_t k) {
     });
 }
 
+void ParallelMatchSearch::offer(core::u32 n, Job& job, Job& main) {
+    // Isolated: waiting, this thread runs only these jobs (those no other thread took,
+    // which return at once), never a chunk's search.  Spawned front first: a thread that
+    // steals takes the oldest.
+    tbb::this_task_arena::isolate([&] {
+        tbb::task_group parts;
+        for (core::u32 k = 0; k < n; ++k) parts.run([&job, k] { job.run(k); });
+        main.run(0);
+        parts.wait();
+    });
+}
+
 void ParallelMatchSearch::recycle(Slot& slot) {
     for (Page& page : slot.pages)
         if (page.records) pages_.give(std::move(page.records));
@@ -58,6 +72,13 @@ OptimiserStats ParallelMatchSearch::stats(std::uint64_t parser_thread_ns) const 
     s.search_ns = search_ns_.load();
     s.optimiser_ns = parser_thread_ns - std::min(parser_thread_ns, parser_search_ns_.load());
     s.min_cost_path = core::path_isa_name(core::min_cost_path_isa());
+    s.path_passes = counters.passes.load();
+    s.path_positions = counters.positions.load();
+    s.path_parts = counters.parts.load();
+    s.path_taken = counters.taken.load();
+    s.path_disagreed = counters.disagreed.load();
+    s.path_ns = counters.path_ns.load();
+    s.path_guess_ns = counters.guess_ns.load();
     return s;
 }
 

@@ -33,6 +33,7 @@
 
 #include "core/input_stream.hpp"
 #include "core/match_feed.hpp"
+#include "core/path_split.hpp"
 #include "flowdeflate/stats.hpp"
 #include "graph/pipeline.hpp"
 #include "io/large_array.hpp"
@@ -46,7 +47,7 @@ namespace flowdeflate::graph {
     return !options.sequential && core::LevelParams::for_level(options.level).parser == core::ParserKind::near_optimal;
 }
 
-class ParallelMatchSearch final : public core::MatchFeed {
+class ParallelMatchSearch final : public core::MatchFeed, public core::PathHelpers {
 public:
     /// Searches @p in for the near-optimal parser of @p params on @p threads threads of
     /// @p arena, in chunks of options.chunk_size, options.ahead of them (0: threads + 4)
@@ -59,6 +60,11 @@ public:
     ParallelMatchSearch& operator=(const ParallelMatchSearch&) = delete;
 
     core::MatchRun next(const core::u8* pos) override;
+    /// The search's threads also guess parts of the optimiser's paths (path_split.hpp):
+    /// idle ones take them, in an isolated task group on the arena.
+    core::PathHelpers* path_helpers() override { return threads_ > 1 ? this : nullptr; }
+    [[nodiscard]] unsigned helpers() const override { return unsigned(threads_ - 1); }
+    void offer(core::u32 n, Job& job, Job& main) override;
     /// The counters so far, given the CPU time of the parser's thread over the run
     /// (search_ns: the chunks whose search has finished).
     [[nodiscard]] OptimiserStats stats(std::uint64_t parser_thread_ns) const;

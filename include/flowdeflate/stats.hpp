@@ -44,6 +44,12 @@ struct OptimiserStats {
     std::uint64_t optimiser_ns = 0;           ///< the optimiser's thread, its own searches excluded (CPU time):
                                               ///< the serial part (optimisation, coding, CRC)
     std::uint64_t wall_ns = 0;
+    /// The min-cost paths in parts (core/path_split.hpp): passes split, their positions
+    /// and parts, the parts other threads guessed and the optimiser took, and guesses that
+    /// did not agree.
+    std::uint64_t path_passes = 0, path_positions = 0, path_parts = 0, path_taken = 0, path_disagreed = 0;
+    std::uint64_t path_ns = 0;        ///< the optimiser's share of the split passes (CPU time; in optimiser_ns)
+    std::uint64_t path_guess_ns = 0;  ///< the other threads' guesses (CPU time)
     const char* min_cost_path = "";  ///< the optimiser's inner loop: "avx512", "avx2" or "scalar"
 };
 

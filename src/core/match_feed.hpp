@@ -26,6 +26,8 @@ struct MatchRun {
     const u8* end = nullptr;
 };
 
+class PathHelpers;
+
 class MatchFeed {
 public:
     /// A run's records stay readable this many entries past its last one (the parser
@@ -36,6 +38,8 @@ public:
     /// The records from @p pos on: the input's first byte on the first call, then where
     /// the previous run ended.  The parser asks only for positions before the input's end.
     virtual MatchRun next(const u8* pos) = 0;
+    /// Threads that may compute parts of the optimiser's paths (path_split.hpp), if any.
+    virtual PathHelpers* path_helpers() { return nullptr; }
 };
 
 /// Records the matches at every position from a start on, as the near-optimal parser of

@@ -10,9 +10,8 @@
 
 namespace flowdeflate::core {
 
-void min_cost_path_scalar(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs,
-                          const u8* offset_slot, PathNodes nodes) {
-    walk_block(block_length, cache_end, costs, nodes,
+void min_cost_path_scalar(PathPart part, const NearOptimalCosts& costs, const u8* offset_slot, PathNodes nodes) {
+    walk_block(part, costs, nodes,
                [&](const LzMatch* matches, const LzMatch* end, u32 i, u32& best_cost, u32& best_item)
                    __attribute__((always_inline)) {
                    scan_lengths(matches, end, i, costs, offset_slot, nodes.cost_to_end, best_cost, best_item);
@@ -55,14 +54,13 @@ const char* path_isa_name(PathIsa isa) {
     return "scalar";
 }
 
-void min_cost_path(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs, const u8* offset_slot,
-                   PathNodes nodes) {
+void min_cost_path(PathPart part, const NearOptimalCosts& costs, const u8* offset_slot, PathNodes nodes) {
     switch (min_cost_path_isa()) {
-        case PathIsa::avx512: min_cost_path_avx512(block_length, cache_end, costs, offset_slot, nodes); return;
-        case PathIsa::avx2: min_cost_path_avx2(block_length, cache_end, costs, offset_slot, nodes); return;
+        case PathIsa::avx512: min_cost_path_avx512(part, costs, offset_slot, nodes); return;
+        case PathIsa::avx2: min_cost_path_avx2(part, costs, offset_slot, nodes); return;
         case PathIsa::scalar: break;
     }
-    min_cost_path_scalar(block_length, cache_end, costs, offset_slot, nodes);
+    min_cost_path_scalar(part, costs, offset_slot, nodes);
 }
 
 }  // namespace flowdeflate::core

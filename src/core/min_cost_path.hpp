@@ -53,15 +53,46 @@ struct PathNodes {
     u32* items;
 };
 
-/// Fills nodes for [0, block_length) from the match cache that ends at @p cache_end
-/// (each position: its matches, then {number of matches, literal byte}).
-/// @p offset_slot maps an offset (1..32768) to its slot.
-void min_cost_path_scalar(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs,
-                          const u8* offset_slot, PathNodes nodes);
-void min_cost_path_avx2(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs,
-                        const u8* offset_slot, PathNodes nodes);
-void min_cost_path_avx512(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs,
-                          const u8* offset_slot, PathNodes nodes);
+/// A part of a block: its positions [begin, end) of a block of block_length positions,
+/// whose match cache (each position: its matches, then {number of matches, literal byte})
+/// for the positions before end ends at cache_end.  The nodes of the positions from end on
+/// must hold their costs already (at the block's end: PathNodes), as the path from each
+/// position reads the costs of up to kMaxMatchLen positions after it.  A block's path in
+/// parts, from its last part to its first, is the path of the whole block
+/// (path_split.hpp runs parts on several threads).
+struct PathPart {
+    u32 begin;
+    u32 end;
+    u32 block_length;
+    const LzMatch* cache_end;
+};
+
+/// Fills nodes for the part's positions.  @p offset_slot maps an offset (1..32768) to its
+/// slot.
+void min_cost_path_scalar(PathPart part, const NearOptimalCosts& costs, const u8* offset_slot, PathNodes nodes);
+void min_cost_path_avx2(PathPart part, const NearOptimalCosts& costs, const u8* offset_slot, PathNodes nodes);
+void min_cost_path_avx512(PathPart part, const NearOptimalCosts& costs, const u8* offset_slot, PathNodes nodes);
+
+/// The same over a whole block (sets cost_to_end[block_length] to 0).
+using PathFn = void (*)(PathPart, const NearOptimalCosts&, const u8*, PathNodes);
+template <PathFn kPath>
+void whole_block(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs, const u8* offset_slot,
+                 PathNodes nodes) {
+    nodes.cost_to_end[block_length] = 0;
+    kPath(PathPart{0, block_length, block_length, cache_end}, costs, offset_slot, nodes);
+}
+inline void min_cost_path_scalar(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs,
+                                 const u8* offset_slot, PathNodes nodes) {
+    whole_block<min_cost_path_scalar>(block_length, cache_end, costs, offset_slot, nodes);
+}
+inline void min_cost_path_avx2(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs,
+                               const u8* offset_slot, PathNodes nodes) {
+    whole_block<min_cost_path_avx2>(block_length, cache_end, costs, offset_slot, nodes);
+}
+inline void min_cost_path_avx512(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs,
+                                 const u8* offset_slot, PathNodes nodes) {
+    whole_block<min_cost_path_avx512>(block_length, cache_end, costs, offset_slot, nodes);
+}
 
 /// The vector paths' keys: (cost difference, clamped here) << 9 | length.
 inline constexpr u32 kKeyClamp = 1u << 22;
@@ -80,7 +111,10 @@ enum class PathIsa { scalar, avx2, avx512 };
 /// (libdeflate's stay below 15 bits * 16 = 240) fits; the vector paths take the scalar
 /// loop for one that does not.
 [[nodiscard]] bool keyed_costs_fit(const NearOptimalCosts& costs);
-void min_cost_path(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs, const u8* offset_slot,
-                   PathNodes nodes);
+void min_cost_path(PathPart part, const NearOptimalCosts& costs, const u8* offset_slot, PathNodes nodes);
+inline void min_cost_path(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs,
+                          const u8* offset_slot, PathNodes nodes) {
+    whole_block<static_cast<PathFn>(min_cost_path)>(block_length, cache_end, costs, offset_slot, nodes);
+}
 
 }  // namespace flowdeflate::core

@@ -36,9 +36,8 @@ struct Avx2 {
 
 }  // namespace
 
-void min_cost_path_avx2(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs,
-                        const u8* offset_slot, PathNodes nodes) {
-    keyed_min_cost_path<Avx2>(block_length, cache_end, costs, offset_slot, nodes);
+void min_cost_path_avx2(PathPart part, const NearOptimalCosts& costs, const u8* offset_slot, PathNodes nodes) {
+    keyed_min_cost_path<Avx2>(part, costs, offset_slot, nodes);
 }
 
 }  // namespace flowdeflate::core

@@ -36,9 +36,8 @@ struct Avx512 {
 
 }  // namespace
 
-void min_cost_path_avx512(u32 block_length, const LzMatch* cache_end, const NearOptimalCosts& costs,
-                          const u8* offset_slot, PathNodes nodes) {
-    keyed_min_cost_path<Avx512>(block_length, cache_end, costs, offset_slot, nodes);
+void min_cost_path_avx512(PathPart part, const NearOptimalCosts& costs, const u8* offset_slot, PathNodes nodes) {
+    keyed_min_cost_path<Avx512>(part, costs, offset_slot, nodes);
 }
 
 }  // namespace flowdeflate::core

@@ -45,11 +45,10 @@ inline constexpr u32 kVectorFrom = 11;
 // (any cost of the candidates' window bounds them alike); a position less than 3 bytes
 // from the block's end has no candidate inside it.
 template <class V>
-[[gnu::always_inline]] inline void keyed_min_cost_path(u32 block_length, const LzMatch* cache_ptr,
-                                                       const NearOptimalCosts& costs, const u8* offset_slot,
+[[gnu::always_inline]] inline void keyed_min_cost_path(PathPart part, const NearOptimalCosts& costs, const u8* offset_slot,
                                                        PathNodes nodes) {
     if (!keyed_costs_fit(costs)) {
-        min_cost_path_scalar(block_length, cache_ptr, costs, offset_slot, nodes);
+        min_cost_path_scalar(part, costs, offset_slot, nodes);
         return;
     }
     alignas(64) u32 length_key[kMaxMatchLen + 1 + V::kLanes] = {};
@@ -59,11 +58,13 @@ template <class V>
     const typename V::T first_keys = V::load(&length_key[kMinMatchLen]);
     constexpr u32 kFirstPast = kMinMatchLen + V::kLanes;  // the first length past the window
     u32* const cost = nodes.cost_to_end;
-    cost[block_length] = 0;
-    // Position block_length - 1: its candidates all lie past the end (0x80000000).
-    typename V::T window = V::load(&cost[block_length + 2]);
-    u32 c1 = 0, c2 = cost[block_length + 1], c3 = cost[block_length + 2];  // cost(i + 1), (i + 2), (i + 3)
-    for (u32 i = block_length; i-- > 0;) {
+    const LzMatch* cache_ptr = part.cache_end;
+    const u32 block_length = part.block_length;
+    // At the block's end, position block_length - 1: its candidates all lie past the end
+    // (0x80000000).
+    typename V::T window = V::load(&cost[part.end + 2]);
+    u32 c1 = cost[part.end], c2 = cost[part.end + 1], c3 = cost[part.end + 2];  // cost(i + 1), (i + 2), (i + 3)
+    for (u32 i = part.end; i-- > part.begin;) {
         cache_ptr--;
         const u32 num_matches = cache_ptr->length;
         const u32 literal = cache_ptr->offset;

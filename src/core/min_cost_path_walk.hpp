@@ -28,14 +28,14 @@ namespace {
     } while (++match != end);
 }
 
-// Backwards over the block: the literal, then @p scan_matches(matches, end, i, best_cost,
+// Backwards over the part: the literal, then @p scan_matches(matches, end, i, best_cost,
 // best_item) for a position with matches.
 template <class ScanMatches>
-[[gnu::always_inline]] inline void walk_block(u32 block_length, const LzMatch* cache_ptr, const NearOptimalCosts& costs,
-                                              PathNodes nodes, ScanMatches&& scan_matches) {
+[[gnu::always_inline]] inline void walk_block(PathPart part, const NearOptimalCosts& costs, PathNodes nodes,
+                                              ScanMatches&& scan_matches) {
     u32* const cost = nodes.cost_to_end;
-    cost[block_length] = 0;
-    for (u32 i = block_length; i-- > 0;) {
+    const LzMatch* cache_ptr = part.cache_end;
+    for (u32 i = part.end; i-- > part.begin;) {
         cache_ptr--;
         const u32 num_matches = cache_ptr->length;
         const u32 literal = cache_ptr->offset;

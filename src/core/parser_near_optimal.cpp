@@ -3,6 +3,7 @@
 
 #include <cassert>
 
+#include <algorithm>
 #include <cstring>
 
 namespace flowdeflate::core {
@@ -238,7 +239,12 @@ void NearOptimalParser::set_initial_costs(u32 block_length, bool is_first_block)
 
 // The cheapest path through the block (min_cost_path.hpp), then the codes its items give.
 void NearOptimalParser::find_min_cost_path(u32 block_length, const LzMatch* cache_ptr) {
-    min_cost_path(block_length, cache_ptr, costs_, offset_slot_full_, PathNodes{cost_to_end_.get(), items_.get()});
+    const PathNodes nodes{cost_to_end_.get(), items_.get()};
+    if (helpers_)
+        splitter_.run(block_length, match_cache_.get(), cache_ptr, block_marks_, costs_, offset_slot_full_, nodes,
+                      *helpers_);
+    else
+        min_cost_path(block_length, cache_ptr, costs_, offset_slot_full_, nodes);
     freqs_.clear();
     tally_path(items_.get(), block_length, offset_slot_full_, freqs_);
     BlockCoder::make_codes(freqs_, codes_);
@@ -374,6 +380,7 @@ void NearOptimalParser::parse(const u8* in_begin, const u8* in_end, BlockSinkRef
     mf_->init(in_begin);
     next_hashes_[0] = next_hashes_[1] = 0;
     prev_block_used_only_literals_ = false;
+    helpers_ = nullptr;
     init_stats();
     run<false>(in_begin, in_begin, InputView{in_end, nullptr}, nullptr, sink, capture, nullptr);
 }
@@ -382,6 +389,8 @@ void NearOptimalParser::parse(InputStream& in, BlockSinkRef sink, MatchFeed* fee
     mf_->init(in.begin());
     next_hashes_[0] = next_hashes_[1] = 0;
     prev_block_used_only_literals_ = false;
+    helpers_ = feed ? feed->path_helpers() : nullptr;
+    marks_.clear();
     init_stats();
     if (feed)
         run<true>(in.begin(), in.begin(), InputView{nullptr, &in}, nullptr, sink, nullptr, feed);
@@ -395,6 +404,7 @@ void NearOptimalParser::resume(const u8* in_begin, const u8* pos, const u8* in_e
     std::memcpy(prev_observations_, st.prev_observations, sizeof(prev_observations_));
     prev_num_observations_ = st.prev_num_observations;
     prev_block_used_only_literals_ = st.prev_block_used_only_literals;
+    helpers_ = nullptr;
     split_stats_ = st.split_stats;
     std::memcpy(new_match_len_freqs_, st.new_match_len_freqs, sizeof(new_match_len_freqs_));
     std::memcpy(match_len_freqs_, st.match_len_freqs, sizeof(match_len_freqs_));
@@ -419,6 +429,8 @@ void NearOptimalParser::run(const u8* in_begin, const u8* in_next, InputView vie
     // next run when these are used up.
     const LzMatch* fed = nullptr;
     const u8* fed_end = in_next;
+    // Fed: the cache's index every PathSplitter::kMarkSpacing positions (path_split.hpp).
+    const u8* next_mark = in_next + PathSplitter::kMarkSpacing;
     const auto fed_here = [&] {
         if (in_next == fed_end) {
             const MatchRun next = feed->next(in_next);
@@ -518,6 +530,12 @@ void NearOptimalParser::run(const u8* in_begin, const u8* in_next, InputView vie
                     cache_ptr++;
                 } while (--best_len);
             }
+            if constexpr (kFed) {
+                if (in_next >= next_mark) {
+                    marks_.push_back({u32(in_next - in_block_begin), u32(cache_ptr - match_cache_.get())});
+                    next_mark = in_next + PathSplitter::kMarkSpacing;
+                }
+            }
             if (in_next >= max_block_end) break;
             if (cache_ptr >= &match_cache_[kMatchCacheLength]) break;
             if (!split_stats_.ready_to_check(in_block_begin, in_next, in_end)) continue;
@@ -542,9 +560,18 @@ void NearOptimalParser::run(const u8* in_begin, const u8* in_next, InputView vie
                 cache_ptr -= cache_ptr->length;
             } while (--num_bytes_to_rewind);
             const std::size_t cache_len_rewound = std::size_t(orig_cache_ptr - cache_ptr);
+            const auto marks_after = std::partition_point(
+                marks_.begin(), marks_.end(), [&](const PathMark& m) { return m.pos < block_length; });
+            block_marks_ = std::span<const PathMark>(marks_.data(), std::size_t(marks_after - marks_.begin()));
 
             optimize_and_emit_block(in_block_begin, block_length, cache_ptr, is_first, false,
                                     prev_block_used_only_literals_, sink);
+            // The marks after the block's end, for the next block.
+            const u32 cache_index = u32(cache_ptr - match_cache_.get());
+            std::size_t kept = 0;
+            for (const PathMark& m : marks_)
+                if (m.pos > block_length) marks_[kept++] = {m.pos - block_length, m.cache_index - cache_index};
+            marks_.resize(kept);
             std::memmove(match_cache_.get(), cache_ptr, cache_len_rewound * sizeof(LzMatch));
             cache_ptr = &match_cache_[cache_len_rewound];
             save_stats();
@@ -555,8 +582,10 @@ void NearOptimalParser::run(const u8* in_begin, const u8* in_next, InputView vie
             const bool is_first = in_block_begin == in_begin;
             const bool is_final = in_next == in_end;
             merge_stats();
+            block_marks_ = marks_;
             optimize_and_emit_block(in_block_begin, block_length, cache_ptr, is_first, is_final,
                                     prev_block_used_only_literals_, sink);
+            marks_.clear();
             cache_ptr = &match_cache_[0];
             save_stats();
             init_stats();

@@ -24,6 +24,7 @@
 #include "core/match_feed.hpp"
 #include "core/min_cost_path.hpp"
 #include "core/parsed_block.hpp"
+#include "core/path_split.hpp"
 
 namespace flowdeflate::core {
 
@@ -142,6 +143,12 @@ private:
     HuffmanCodes best_codes_{};
     std::unique_ptr<Sequence[]> seqs_;
     std::unique_ptr<BtMatchFinder> mf_;
+    // Fed parses with helpers: the paths in parts on several threads (path_split.hpp),
+    // cut where the cache was marked (the current block's marks, then those after it).
+    PathHelpers* helpers_ = nullptr;
+    PathSplitter splitter_;
+    std::vector<PathMark> marks_;
+    std::span<const PathMark> block_marks_;
 };
 
 }  // namespace flowdeflate::core

@@ -1,0 +1,161 @@
+// path_split_test.cpp - a block's min-cost path in parts (core/path_split.hpp) is the
+// whole-block path, position for position, however the parts fall to the threads: all
+// guessed before the optimiser comes, none, some, and guessed on real threads while it
+// runs; on caches whose guesses agree (a real search's) and on random ones made to tie,
+// where many guesses disagree and the optimiser computes their parts again.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "core/bt_match_finder.hpp"
+#include "core/levels.hpp"
+#include "core/path_split.hpp"
+#include "path_cases.hpp"
+#include "support/test_data.hpp"
+
+namespace flowdeflate::core {
+namespace {
+
+enum class Order { none_taken, all_before, alternate, threads };
+
+// Runs the jobs as the order says; counts those that did their work.
+class FakeHelpers final : public PathHelpers {
+public:
+    FakeHelpers(unsigned helpers, Order order) : helpers_(helpers), order_(order) {}
+    [[nodiscard]] unsigned helpers() const override { return helpers_; }
+    void offer(u32 n, Job& job, Job& main) override {
+        switch (order_) {
+            case Order::none_taken:
+                main.run(0);
+                for (u32 k = 0; k < n; ++k) EXPECT_FALSE(job.run(k)) << "a part the optimiser took ran again";
+                return;
+            case Order::all_before:
+                for (u32 k = 0; k < n; ++k) worked_ += job.run(k);
+                main.run(0);
+                return;
+            case Order::alternate:
+                for (u32 k = 0; k < n; k += 2) worked_ += job.run(k);
+                main.run(0);
+                for (u32 k = 1; k < n; k += 2) EXPECT_FALSE(job.run(k));
+                return;
+            case Order::threads: {
+                std::vector<std::thread> threads;
+                for (unsigned t = 0; t < helpers_; ++t)
+                    threads.emplace_back([&, t] {
+                        for (u32 k = t; k < n; k += helpers_) worked_ += job.run(k);
+                    });
+                main.run(0);
+                for (std::thread& thread : threads) thread.join();
+                return;
+            }
+        }
+    }
+    std::atomic<u32> worked_{0};
+
+private:
+    unsigned helpers_;
+    Order order_;
+};
+
+void expect_whole_block_path(const Case& c, unsigned helpers, Order order) {
+    SCOPED_TRACE(::testing::Message() << c.block_length << " positions, " << helpers << " helpers, order "
+                                      << int(order));
+    const LzMatch* const end = c.cache.data() + c.cache.size();
+    Nodes whole(c.block_length), parts(c.block_length);
+    min_cost_path(c.block_length, end, c.costs, c.offset_slot, whole.view());
+    FakeHelpers fake(helpers, order);
+    PathSplitter splitter;
+    // Twice on the same splitter: the second pass reuses the parts' arrays.
+    for (int pass = 0; pass < 2; ++pass) {
+        splitter.run(c.block_length, c.cache.data(), end, c.marks, c.costs, c.offset_slot, parts.view(), fake);
+        for (u32 i = 0; i < c.block_length; ++i) {
+            ASSERT_EQ(parts.cost[i], whole.cost[i]) << "position " << i;
+            ASSERT_EQ(parts.items[i], whole.items[i]) << "position " << i;
+        }
+    }
+    // Two passes: each splits into the same parts, all but the last offered to helpers.
+    const u64 offered = fake.counters.parts, guessed = fake.counters.taken + fake.counters.disagreed;
+    if (c.block_length < 2 * PathSplitter::kMinPart) {
+        EXPECT_EQ(offered, 0u) << "a block too small to split was split";
+    }
+    if (order == Order::none_taken) {
+        EXPECT_EQ(guessed, 0u);
+    }
+    if (order == Order::all_before && offered) {
+        EXPECT_EQ(guessed, offered - 2);
+    }
+    // Every guess made is either taken or computed again, never left unread.
+    EXPECT_EQ(guessed, fake.worked_.load());
+}
+
+// The cache of a bt search over generated data, as the parser makes it at level 12, and
+// costs as a later pass has them.
+Case searched_case(u32 length, std::uint64_t seed) {
+    Case c;
+    const auto in = flowdeflate::testing::mixed(length + kMaxMatchLen + 64, seed);
+    const LevelParams params = LevelParams::for_level(12);
+    auto mf = std::make_unique<BtMatchFinder>();
+    mf->init(in.data());
+    u32 hashes[2] = {0, 0};
+    std::vector<LzMatch> found(kMaxMatchLen + 1);
+    u32 skip = 0;
+    for (u32 i = 0; i < length; ++i) {
+        const u8* p = in.data() + i;
+        u16 n = 0;
+        if (skip) {
+            --skip;
+            mf->skip_at(p, kMaxMatchLen, params.nice_match_length, params.max_search_depth, hashes);
+        } else {
+            const LzMatch* e = mf->matches_at(p, kMaxMatchLen, params.nice_match_length, params.max_search_depth,
+                                              hashes, found.data());
+            n = u16(e - found.data());
+            c.cache.insert(c.cache.end(), found.cbegin(), found.cbegin() + n);
+            if (n && e[-1].length >= params.nice_match_length) skip = e[-1].length - 1u;
+        }
+        c.cache.push_back({n, u16(*p)});
+        // Marks where the parser puts them: after a skipped stretch, the first position on.
+        if (!skip && (c.marks.empty() ? i + 1 >= PathSplitter::kMarkSpacing
+                                      : i + 1 >= c.marks.back().pos + PathSplitter::kMarkSpacing))
+            c.marks.push_back({i + 1, u32(c.cache.size())});
+    }
+    c.block_length = length;
+    for (u32& x : c.costs.literal) x = 16 * 8;
+    for (u32 len = kMinMatchLen; len <= kMaxMatchLen; ++len)
+        c.costs.length[len] = 16 * (5 + kExtraLengthBits[kLengthSlot[len]]);
+    for (u32 s = 0; s < kNumOffsetSyms; ++s) c.costs.offset_slot[s] = 16 * (5 + kExtraOffsetBits[s % kNumOffsetSlots]);
+    for (u32 off = 1; off <= kWindowSize; ++off) c.offset_slot[off] = u8(offset_slot(off));
+    return c;
+}
+
+TEST(PathSplit, SearchedCachesGiveTheWholeBlockPathInEveryOrder) {
+    for (const u32 length : {1000u, 2 * PathSplitter::kMinPart, 100000u, kSoftMaxBlockLength}) {
+        const Case c = searched_case(length, length);
+        for (const Order order : {Order::none_taken, Order::all_before, Order::alternate, Order::threads})
+            for (const unsigned helpers : {1u, 3u, 15u}) expect_whole_block_path(c, helpers, order);
+    }
+}
+
+TEST(PathSplit, GuessesThatDisagreeAreComputedAgain) {
+    // Random caches with few distinct costs: paths merge late, so many guesses disagree.
+    std::mt19937_64 rng(20261203);
+    u64 disagreed = 0;
+    for (int round = 0; round < 6; ++round) {
+        const Case c = random_case(rng, 40000 + u32(rng() % 60000), std::array<u32, 3>{1, 2, 3}[round % 3], 12);
+        for (const Order order : {Order::all_before, Order::threads}) {
+            FakeHelpers probe(7, order);
+            expect_whole_block_path(c, 7, order);
+            Nodes parts(c.block_length);
+            PathSplitter splitter;
+            splitter.run(c.block_length, c.cache.data(), c.cache.data() + c.cache.size(), c.marks, c.costs,
+                         c.offset_slot, parts.view(), probe);
+            disagreed += probe.counters.disagreed;
+        }
+    }
+    EXPECT_GT(disagreed, 0u) << "no guess disagreed: the recomputation went untested";
+}
+
+}  // namespace
+}  // namespace flowdeflate::core
