@@ -126,14 +126,19 @@ void tally_path(const u32* items, u32 block_length, const u8* offset_slot, Symbo
     const u32* cur = items;
     const u32* const end = items + block_length;
     do {
-        const u32 length = *cur & kItemLenMask;
-        const u32 offset = *cur >> kItemOffsetShift;
-        if (length == 1) {
-            freqs.litlen[offset]++;
-        } else {
-            freqs.litlen[kFirstLenSym + kLengthSlot[length]]++;
-            freqs.offset[offset_slot[offset]]++;
+        // Literals step by a constant, so that the next item's load does not wait for this
+        // one's length (a run of literals, most of an incompressible block, is not a chain
+        // of dependent loads).
+        while ((*cur & kItemLenMask) == 1) {
+            freqs.litlen[*cur >> kItemOffsetShift]++;
+            if (++cur == end) {
+                freqs.litlen[kEndOfBlock]++;
+                return;
+            }
         }
+        const u32 length = *cur & kItemLenMask;
+        freqs.litlen[kFirstLenSym + kLengthSlot[length]]++;
+        freqs.offset[offset_slot[*cur >> kItemOffsetShift]]++;
         cur += length;
     } while (cur != end);
     freqs.litlen[kEndOfBlock]++;
@@ -332,20 +337,21 @@ void NearOptimalParser::optimize_and_emit_block(const u8* block_begin, u32 block
     } else {
         const u32* cur = &items_[0];
         const u32* const end = &items_[block_length];
-        do {
+        while (cur != end) {
+            // A run of literals by constant steps (as in tally_path), then its match.
+            const u32* const run = cur;
+            while (cur != end && (*cur & kItemLenMask) == 1) ++cur;
+            seq->litrunlen_and_length += u32(cur - run);
+            if (cur == end) break;
             const u32 length = *cur & kItemLenMask;
-            if (length == 1) {
-                seq->litrunlen_and_length++;
-            } else {
-                const u32 offset = *cur >> kItemOffsetShift;
-                seq->litrunlen_and_length |= length << Sequence::kLengthShift;
-                seq->offset = u16(offset);
-                seq->offset_slot = offset_slot_full_[offset];
-                ++seq;
-                seq->litrunlen_and_length = 0;
-            }
+            const u32 offset = *cur >> kItemOffsetShift;
+            seq->litrunlen_and_length |= length << Sequence::kLengthShift;
+            seq->offset = u16(offset);
+            seq->offset_slot = offset_slot_full_[offset];
+            ++seq;
+            seq->litrunlen_and_length = 0;
             cur += length;
-        } while (cur != end);
+        }
     }
     sink(ParsedBlock{{block_begin, block_length}, seqs_.get(), &freqs_, &codes_, is_final_block});
 }
