@@ -72,6 +72,7 @@ OptimiserStats ParallelMatchSearch::stats(std::uint64_t parser_thread_ns) const 
     s.search_ns = search_ns_.load();
     s.optimiser_ns = parser_thread_ns - std::min(parser_thread_ns, parser_search_ns_.load());
     s.min_cost_path = core::path_isa_name(core::min_cost_path_isa());
+    s.path_min_part = core::PathSplitter::kMinPart;
     s.path_passes = counters.passes.load();
     s.path_positions = counters.positions.load();
     s.path_parts = counters.parts.load();

@@ -50,6 +50,7 @@ struct OptimiserStats {
     std::uint64_t path_passes = 0, path_positions = 0, path_parts = 0, path_taken = 0, path_disagreed = 0;
     std::uint64_t path_ns = 0;        ///< the optimiser's share of the split passes (CPU time; in optimiser_ns)
     std::uint64_t path_guess_ns = 0;  ///< the other threads' guesses (CPU time)
+    std::uint32_t path_min_part = 0;  ///< no part is shorter (positions)
     const char* min_cost_path = "";  ///< the optimiser's inner loop: "avx512", "avx2" or "scalar"
 };
 

@@ -323,11 +323,11 @@ void write_optimiser_stats(const std::string& path, const std::string& name, int
     append_stats(path, stats_head(name, level, r) +
                            fmt::format("\"threads\":{},\"chunk\":{},\"ahead\":{},\"wall_ns\":{},\"search_ns\":{},"
                                        "\"optimiser_ns\":{},\"optimiser_wait_ns\":{},\"chunks\":{},"
-                                       "\"searched_by_optimiser\":{},\"min_cost_path\":\"{}\",\"path_passes\":{},"
-                                       "\"path_positions\":{},\"path_parts\":{},"
+                                       "\"searched_by_optimiser\":{},\"min_cost_path\":\"{}\",\"path_min_part\":{},"
+                                       "\"path_passes\":{},\"path_positions\":{},\"path_parts\":{},"
                                        "\"path_taken\":{},\"path_disagreed\":{},\"path_ns\":{},\"path_guess_ns\":{}}}\n",
                                        s.threads, s.chunk_size, s.ahead, s.wall_ns, s.search_ns, s.optimiser_ns,
-                                       s.wait_ns, s.chunks, s.searched_by_optimiser, s.min_cost_path, s.path_passes,
+                                       s.wait_ns, s.chunks, s.searched_by_optimiser, s.min_cost_path, s.path_min_part, s.path_passes,
                                        s.path_positions, s.path_parts,
                                        s.path_taken, s.path_disagreed, s.path_ns, s.path_guess_ns));
 }

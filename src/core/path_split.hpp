@@ -85,7 +85,7 @@ public:
     /// A guess runs at least this far past its part's end (see above).
     static constexpr u32 kExtension = 512;
     /// No part is shorter.
-    static constexpr u32 kMinPart = 8192;
+    static constexpr u32 kMinPart = 4096;
 
     /// One pass over the block [0, block_length) whose cache starts at @p cache and ends
     /// at @p cache_end, as min_cost_path() over the whole block; @p marks ascending.
