@@ -3,6 +3,7 @@
 
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <cassert>
 
 #include "core/clock.hpp"
@@ -45,6 +46,12 @@ void ParallelMatchSearch::launch(std::size_t k) {
     });
 }
 
+unsigned ParallelMatchSearch::helpers() const {
+    int busy = 0;
+    for (const Slot& slot : slots_) busy += slot.state.load(std::memory_order_relaxed) == kRunning;
+    return unsigned(std::max(0, threads_ - 1 - busy));
+}
+
 void ParallelMatchSearch::offer(core::u32 n, Job& job, Job& main) {
     // Isolated: waiting, this thread runs only these jobs (those no other thread took,
     // which return at once), never a chunk's search.  Spawned front first: a thread that
@@ -75,6 +82,7 @@ OptimiserStats ParallelMatchSearch::stats(std::uint64_t parser_thread_ns) const 
     s.path_min_part = core::PathSplitter::kMinPart;
     s.path_passes = counters.passes.load();
     s.path_positions = counters.positions.load();
+    s.path_split = counters.split.load();
     s.path_parts = counters.parts.load();
     s.path_taken = counters.taken.load();
     s.path_disagreed = counters.disagreed.load();

@@ -44,11 +44,14 @@ struct OptimiserStats {
     std::uint64_t optimiser_ns = 0;           ///< the optimiser's thread, its own searches excluded (CPU time):
                                               ///< the serial part (optimisation, coding, CRC)
     std::uint64_t wall_ns = 0;
-    /// The min-cost paths in parts (core/path_split.hpp): passes split, their positions
-    /// and parts, the parts other threads guessed and the optimiser took, and guesses that
-    /// did not agree.
-    std::uint64_t path_passes = 0, path_positions = 0, path_parts = 0, path_taken = 0, path_disagreed = 0;
-    std::uint64_t path_ns = 0;        ///< the optimiser's share of the split passes (CPU time; in optimiser_ns)
+    /// The min-cost paths in parts (core/path_split.hpp): passes over blocks long enough to
+    /// split and their positions (split or not: a pass is split only when some thread is
+    /// idle), the passes split and their parts, the parts other threads guessed and the optimiser
+    /// took, and guesses that did not agree.
+    std::uint64_t path_passes = 0, path_positions = 0, path_split = 0, path_parts = 0, path_taken = 0,
+                  path_disagreed = 0;
+    std::uint64_t path_ns = 0;  ///< the optimiser's time in those passes (in optimiser_ns; steady clock for
+                                ///< the passes not split, CPU time for the split ones)
     std::uint64_t path_guess_ns = 0;  ///< the other threads' guesses (CPU time)
     std::uint32_t path_min_part = 0;  ///< no part is shorter (positions)
     const char* min_cost_path = "";  ///< the optimiser's inner loop: "avx512", "avx2" or "scalar"

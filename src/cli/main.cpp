@@ -324,11 +324,11 @@ void write_optimiser_stats(const std::string& path, const std::string& name, int
                            fmt::format("\"threads\":{},\"chunk\":{},\"ahead\":{},\"wall_ns\":{},\"search_ns\":{},"
                                        "\"optimiser_ns\":{},\"optimiser_wait_ns\":{},\"chunks\":{},"
                                        "\"searched_by_optimiser\":{},\"min_cost_path\":\"{}\",\"path_min_part\":{},"
-                                       "\"path_passes\":{},\"path_positions\":{},\"path_parts\":{},"
+                                       "\"path_passes\":{},\"path_positions\":{},\"path_split\":{},\"path_parts\":{},"
                                        "\"path_taken\":{},\"path_disagreed\":{},\"path_ns\":{},\"path_guess_ns\":{}}}\n",
                                        s.threads, s.chunk_size, s.ahead, s.wall_ns, s.search_ns, s.optimiser_ns,
                                        s.wait_ns, s.chunks, s.searched_by_optimiser, s.min_cost_path, s.path_min_part, s.path_passes,
-                                       s.path_positions, s.path_parts,
+                                       s.path_positions, s.path_split, s.path_parts,
                                        s.path_taken, s.path_disagreed, s.path_ns, s.path_guess_ns));
 }
 
@@ -372,13 +372,13 @@ void report(const Options& o, const std::string& name, std::uint64_t in, std::ui
         fmt::print(stderr,
                    "  levels 10-12: {} threads, chunk {} bytes, ahead {}; chunks {} ({} searched by the optimiser)\n"
                    "  time (ms): search {:.1f}, optimiser {:.1f} ({}); optimiser waited {:.1f} ({} times); wall {:.1f}\n"
-                   "  paths in parts: {} passes of {} positions in all, {} parts, {} guessed by other threads and"
-                   " taken, {} guesses disagreed;"
-                   " time (ms): optimiser's parts {:.1f}, guesses {:.1f}\n",
+                   "  paths in parts: {} passes over blocks of 8 KiB or more ({} positions), {} split (idle threads)"
+                   " into {} parts, {} guessed by other threads and taken, {} guesses disagreed; time (ms):"
+                   " optimiser in those passes {:.1f}, guesses {:.1f}\n",
                    n.threads, n.chunk_size, n.ahead, n.chunks, n.searched_by_optimiser, double(n.search_ns) / 1e6,
                    double(n.optimiser_ns) / 1e6, n.min_cost_path, double(n.wait_ns) / 1e6, n.waits,
-                   double(n.wall_ns) / 1e6, n.path_passes, n.path_positions, n.path_parts, n.path_taken, n.path_disagreed, double(n.path_ns) / 1e6,
-                   double(n.path_guess_ns) / 1e6);
+                   double(n.wall_ns) / 1e6, n.path_passes, n.path_positions, n.path_split, n.path_parts, n.path_taken,
+                   n.path_disagreed, double(n.path_ns) / 1e6, double(n.path_guess_ns) / 1e6);
     }
     if (o.decompress || !s.parallel) return;
     const ResolverStats& r = s.resolver;

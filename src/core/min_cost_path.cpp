@@ -14,7 +14,8 @@ void min_cost_path_scalar(PathPart part, const NearOptimalCosts& costs, const u8
     walk_block(part, costs, nodes,
                [&](const LzMatch* matches, const LzMatch* end, u32 i, u32& best_cost, u32& best_item)
                    __attribute__((always_inline)) {
-                   scan_lengths(matches, end, i, costs, offset_slot, nodes.cost_to_end, best_cost, best_item);
+                   scan_lengths(matches, end, i, costs, offset_slot, nodes.cost_to_end + part.begin, best_cost,
+                                best_item);  // i counts from the part's start
                });
 }
 

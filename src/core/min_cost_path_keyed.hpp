@@ -57,14 +57,18 @@ template <class V>
     const typename V::T clamp = V::set1(kKeyClamp);
     const typename V::T first_keys = V::load(&length_key[kMinMatchLen]);
     constexpr u32 kFirstPast = kMinMatchLen + V::kLanes;  // the first length past the window
-    u32* const cost = nodes.cost_to_end;
+    // Positions from the part's start: the loop counts down to 0, as over a whole block
+    // (a loop bound in a register cost this loop ~10% in registers spilled).
+    u32* const cost = nodes.cost_to_end + part.begin;
+    u32* const items = nodes.items + part.begin;
     const LzMatch* cache_ptr = part.cache_end;
-    const u32 block_length = part.block_length;
+    const u32 block_length = part.block_length - part.begin;
+    const u32 length = part.end - part.begin;
     // At the block's end, position block_length - 1: its candidates all lie past the end
     // (0x80000000).
-    typename V::T window = V::load(&cost[part.end + 2]);
-    u32 c1 = cost[part.end], c2 = cost[part.end + 1], c3 = cost[part.end + 2];  // cost(i + 1), (i + 2), (i + 3)
-    for (u32 i = part.end; i-- > part.begin;) {
+    typename V::T window = V::load(&cost[length + 2]);
+    u32 c1 = cost[length], c2 = cost[length + 1], c3 = cost[length + 2];  // cost(i + 1), (i + 2), (i + 3)
+    for (u32 i = length; i-- > 0;) {
         cache_ptr--;
         const u32 num_matches = cache_ptr->length;
         const u32 literal = cache_ptr->offset;
@@ -119,7 +123,7 @@ template <class V>
             }
         }
         cost[i] = best_cost;
-        nodes.items[i] = best_item;
+        items[i] = best_item;
         window = V::shift_in(window, c2);
         c3 = c2;
         c2 = c1;

@@ -33,9 +33,11 @@ namespace {
 template <class ScanMatches>
 [[gnu::always_inline]] inline void walk_block(PathPart part, const NearOptimalCosts& costs, PathNodes nodes,
                                               ScanMatches&& scan_matches) {
-    u32* const cost = nodes.cost_to_end;
+    // Positions from the part's start, counting down to 0 (min_cost_path_keyed.hpp).
+    u32* const cost = nodes.cost_to_end + part.begin;
+    u32* const items = nodes.items + part.begin;
     const LzMatch* cache_ptr = part.cache_end;
-    for (u32 i = part.end; i-- > part.begin;) {
+    for (u32 i = part.end - part.begin; i-- > 0;) {
         cache_ptr--;
         const u32 num_matches = cache_ptr->length;
         const u32 literal = cache_ptr->offset;
@@ -46,7 +48,7 @@ template <class ScanMatches>
             cache_ptr -= num_matches;
         }
         cost[i] = best_cost;
-        nodes.items[i] = best_item;
+        items[i] = best_item;
     }
 }
 

@@ -84,7 +84,7 @@ bool PathSplitter::guess(Part& part, const NearOptimalCosts& costs, const u8* of
 int PathSplitter::wait_while_guessing(Part& part) {
     // A guess takes tens to hundreds of microseconds: spin a little, then sleep until the
     // helper's notify (a yield loop here cost a system call per turn).
-    for (u32 spins = 0; spins < 256; ++spins) {
+    for (u32 spins = 0; spins < (1u << 14); ++spins) {
         const int state = part.state.load(std::memory_order_acquire);
         if (state != kGuessing) return state;
         _mm_pause();
@@ -115,10 +115,24 @@ void PathSplitter::run(u32 block_length, const LzMatch* cache, const LzMatch* ca
                        std::span<const PathMark> marks, const NearOptimalCosts& costs, const u8* offset_slot,
                        PathNodes nodes, PathHelpers& helpers) {
     nodes.cost_to_end[block_length] = 0;
+    if (block_length < 2 * kMinPart) {
+        min_cost_path(PathPart{0, block_length, block_length, cache_end}, costs, offset_slot, nodes);
+        return;
+    }
+    // A pass that could be split is counted whether or not it is (the model of more
+    // threads than this run had: scripts/bench).
+    PathHelpers::Counters& c = helpers.counters;
+    c.passes += 1;
+    c.positions += block_length;
     const unsigned threads = helpers.helpers();
     const u32 n = threads ? plan(block_length, cache, cache_end, marks, threads) : 1;
     if (n < 2) {
+        // The steady clock (vDSO): the thread's CPU clock is a system call, two per pass
+        // cost ~1% of a -11 -p2 run.  The optimiser's thread has a core of its own, so
+        // the two agree but where threads outnumber cores.
+        const std::uint64_t t0 = now_ns();
         min_cost_path(PathPart{0, block_length, block_length, cache_end}, costs, offset_slot, nodes);
+        c.path_ns += now_ns() - t0;
         return;
     }
     // The guesses' arrays, made here: a job allocates nothing.
@@ -139,7 +153,7 @@ void PathSplitter::run(u32 block_length, const LzMatch* cache, const LzMatch* ca
     std::uint64_t main_ns = 0;
     JobOf guess_job([&](u32 k) { return guess(*parts_[k], costs, offset_slot); });
     JobOf main_job([&](u32) {
-        const std::uint64_t t0 = thread_cpu_ns();
+        const std::uint64_t t0 = thread_cpu_ns();  // (waits for guesses excluded)
         for (u32 k = n; k-- > 0;) {
             Part& part = *parts_[k];
             int state = kFree;
@@ -164,9 +178,7 @@ void PathSplitter::run(u32 block_length, const LzMatch* cache, const LzMatch* ca
     });
     helpers.offer(n - 1, guess_job, main_job);
 
-    PathHelpers::Counters& c = helpers.counters;
-    c.passes += 1;
-    c.positions += block_length;
+    c.split += 1;
     c.parts += n;
     c.taken += taken;
     c.disagreed += disagreed;

@@ -58,13 +58,15 @@ public:
         ~Job() = default;
     };
 
-    /// The splitter's counters: split passes, their positions and parts; parts a helper
-    /// guessed and the optimiser took; parts guessed whose guess did not agree (computed
+    /// The splitter's counters: passes over blocks long enough to split (split or not:
+    /// with every thread searching, none is) and their positions; the passes split and
+    /// their parts;
+    /// parts a helper guessed and the optimiser took; guesses that did not agree (computed
     /// again).
     struct Counters {
-        std::atomic<std::uint64_t> passes{0}, positions{0}, parts{0}, taken{0}, disagreed{0};
+        std::atomic<std::uint64_t> passes{0}, positions{0}, split{0}, parts{0}, taken{0}, disagreed{0};
         std::atomic<std::uint64_t> guess_ns{0};  ///< CPU time of the helpers' guesses
-        std::atomic<std::uint64_t> path_ns{0};   ///< CPU time of the optimiser's split passes
+        std::atomic<std::uint64_t> path_ns{0};   ///< the optimiser's time in those passes (path_split.cpp)
     };
 
     virtual ~PathHelpers() = default;

@@ -84,8 +84,12 @@ void expect_whole_block_path(const Case& c, unsigned helpers, Order order) {
     if (order == Order::none_taken) {
         EXPECT_EQ(guessed, 0u);
     }
-    if (order == Order::all_before && offered) {
-        EXPECT_EQ(guessed, offered - 2);
+    // Passes over blocks long enough are counted, split only with helpers to take parts.
+    const bool long_enough = c.block_length >= 2 * PathSplitter::kMinPart;
+    EXPECT_EQ(fake.counters.passes.load(), long_enough ? 2u : 0u);
+    EXPECT_EQ(fake.counters.split.load(), long_enough && helpers ? 2u : 0u);
+    if (order == Order::all_before) {
+        EXPECT_EQ(guessed, offered - fake.counters.split);
     }
     // Every guess made is either taken or computed again, never left unread.
     EXPECT_EQ(guessed, fake.worked_.load());
@@ -134,7 +138,7 @@ TEST(PathSplit, SearchedCachesGiveTheWholeBlockPathInEveryOrder) {
     for (const u32 length : {1000u, 2 * PathSplitter::kMinPart, 100000u, kSoftMaxBlockLength}) {
         const Case c = searched_case(length, length);
         for (const Order order : {Order::none_taken, Order::all_before, Order::alternate, Order::threads})
-            for (const unsigned helpers : {1u, 3u, 15u}) expect_whole_block_path(c, helpers, order);
+            for (const unsigned helpers : {0u, 1u, 3u, 15u}) expect_whole_block_path(c, helpers, order);
     }
 }
 
