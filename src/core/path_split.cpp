@@ -153,7 +153,7 @@ void PathSplitter::run(u32 block_length, const LzMatch* cache, const LzMatch* ca
     std::uint64_t main_ns = 0;
     JobOf guess_job([&](u32 k) { return guess(*parts_[k], costs, offset_slot); });
     JobOf main_job([&](u32) {
-        const std::uint64_t t0 = thread_cpu_ns();  // (waits for guesses excluded)
+        const std::uint64_t t0 = thread_cpu_ns();  // (a wait's spin counted, its sleep not)
         for (u32 k = n; k-- > 0;) {
             Part& part = *parts_[k];
             int state = kFree;
