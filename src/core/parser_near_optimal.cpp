@@ -397,6 +397,14 @@ void NearOptimalParser::parse(InputStream& in, BlockSinkRef sink, MatchFeed* fee
     prev_block_used_only_literals_ = false;
     helpers_ = feed ? feed->path_helpers() : nullptr;
     marks_.clear();
+    // The helpers live no longer than the feed: none kept past this call, however it ends.
+    struct Forget {
+        NearOptimalParser& p;
+        ~Forget() {
+            p.helpers_ = nullptr;
+            p.block_marks_ = {};
+        }
+    } forget{*this};
     init_stats();
     if (feed)
         run<true>(in.begin(), in.begin(), InputView{nullptr, &in}, nullptr, sink, nullptr, feed);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <random>
 #include <vector>
 
@@ -78,6 +79,40 @@ TEST(MinCostPath, KeysFitLibdeflatesCostsAndNotOthers) {
     c.costs.literal[c.cache.back().offset] = 16 * 5000;
     ASSERT_FALSE(keyed_costs_fit(c.costs));
     expect_same_path(c);
+}
+
+// Every path's part form (PathPart), the block cut at arbitrary positions and the parts
+// computed from the last to the first, each from the final costs after it, against the
+// scalar loop over the whole block (path_split.hpp relies on it, and only the CPU's own
+// path runs there).
+TEST(MinCostPath, PartsFromTheBackAreTheWholeBlock) {
+    std::mt19937_64 rng(20261204);
+    for (int round = 0; round < 24; ++round) {
+        const Case c = random_case(rng, 1 + u32(rng() % 20000), std::array<u32, 3>{1, 3, 1000}[round % 3],
+                                   std::array<u32, 3>{1, 4, 12}[round / 3 % 3]);
+        Nodes whole(c.block_length);
+        min_cost_path_scalar(c.block_length, c.cache.data() + c.cache.size(), c.costs, c.offset_slot, whole.view());
+        std::vector<u32> cuts{0, c.block_length};
+        for (int k = 0; k < 5; ++k) cuts.push_back(u32(rng() % (c.block_length + 1)));
+        std::sort(cuts.begin(), cuts.end());
+        const auto check = [&](PathFn path, const char* name) {
+            Nodes parts(c.block_length);
+            parts.cost[c.block_length] = 0;
+            for (std::size_t k = cuts.size() - 1; k-- > 0;) {
+                const u32 begin = cuts[k], end = cuts[k + 1];
+                if (begin == end) continue;
+                path(PathPart{begin, end, c.block_length, c.cache.data() + c.ends[end - 1]}, c.costs, c.offset_slot,
+                     parts.view());
+            }
+            for (u32 i = 0; i < c.block_length; ++i) {
+                ASSERT_EQ(parts.cost[i], whole.cost[i]) << name << ", position " << i << ", round " << round;
+                ASSERT_EQ(parts.items[i], whole.items[i]) << name << ", position " << i << ", round " << round;
+            }
+        };
+        check(min_cost_path_scalar, "scalar");
+        if (have_avx2()) check(min_cost_path_avx2, "AVX2");
+        if (have_avx512()) check(min_cost_path_avx512, "AVX-512");
+    }
 }
 
 TEST(MinCostPath, TheDispatchedPathIsOneOfThem) {

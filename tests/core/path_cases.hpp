@@ -15,6 +15,7 @@ struct Case {
     u32 block_length = 0;
     std::vector<LzMatch> cache;  // per position: matches, then {count, literal}
     std::vector<PathMark> marks;  // every PathSplitter::kMarkSpacing positions, as the parser marks
+    std::vector<u32> ends;        // the cache's size after each position
     NearOptimalCosts costs{};
     u8 offset_slot[kWindowSize + 1]{};
 };
@@ -48,6 +49,7 @@ inline Case random_case(std::mt19937_64& rng, u32 block_length, u32 distinct, u3
         for (const u32 len : lens) c.cache.push_back({u16(len), u16(1 + rng() % kWindowSize)});
         c.cache.push_back({u16(lens.size()), u16(rng() % 256)});
         if ((i + 1) % PathSplitter::kMarkSpacing == 0) c.marks.push_back({i + 1, u32(c.cache.size())});
+        c.ends.push_back(u32(c.cache.size()));
     }
     return c;
 }
