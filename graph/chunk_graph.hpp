@@ -77,7 +77,7 @@ class WriterSink : public core::SegmentSink {
 public:
     WriterSink(OutputWriter& writer, const InputWindow& window, const PipelineOptions& options)
         : writer_(writer), window_(window), options_(options) {}
-    void write(std::vector<std::uint8_t>&& segment) final {
+    void write(core::SegmentBuffer&& segment) final {
         check_cancelled(options_);
         if (options_.probe) ++options_.probe->segments_out;
         writer_.reserve();
@@ -85,10 +85,10 @@ public:
         hand_off(std::move(segment));
         if (options_.progress) options_.progress(window_.bytes_read(), out_bytes_);
     }
-    std::vector<std::uint8_t> buffer(std::size_t size) override { return writer_.buffer(size); }
+    core::SegmentBuffer buffer(std::size_t size) override { return writer_.buffer(size); }
 
 protected:
-    virtual void hand_off(std::vector<std::uint8_t>&& segment) { writer_.push(std::move(segment), [] {}); }
+    virtual void hand_off(core::SegmentBuffer&& segment) { writer_.push(std::move(segment), [] {}); }
 
 private:
     OutputWriter& writer_;

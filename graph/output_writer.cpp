@@ -21,23 +21,22 @@ void OutputWriter::reserve() {
     ++in_flight_;
 }
 
-void OutputWriter::push(std::vector<std::uint8_t>&& segment, std::function<void()> done) {
+void OutputWriter::push(core::SegmentBuffer&& segment, std::function<void()> done) {
     std::lock_guard lock(mutex_);
     queue_.push_back(Item{std::move(segment), std::move(done)});
     work_cv_.notify_one();
 }
 
-std::vector<std::uint8_t> OutputWriter::buffer(std::size_t size) {
+core::SegmentBuffer OutputWriter::buffer(std::size_t size) {
+    core::SegmentBuffer v;
     {
         std::lock_guard lock(mutex_);
         if (!free_.empty()) {
-            std::vector<std::uint8_t> v = std::move(free_.back());
+            v = std::move(free_.back());
             free_.pop_back();
-            v.resize(size);
-            return v;
         }
     }
-    return std::vector<std::uint8_t>(size);
+    return core::with_room(std::move(v), size);
 }
 
 void OutputWriter::close() {

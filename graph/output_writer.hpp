@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/segmented_output.hpp"
 #include "flowdeflate/core.hpp"
 
 namespace flowdeflate::graph {
@@ -37,9 +38,10 @@ public:
     void reserve();
     /// Queues @p segment (after reserve()); @p done runs on the writer thread once it is
     /// written or dropped.  Never blocks.
-    void push(std::vector<std::uint8_t>&& segment, std::function<void()> done);
-    /// A buffer of @p size bytes, recycled from written segments when possible.
-    std::vector<std::uint8_t> buffer(std::size_t size);
+    void push(core::SegmentBuffer&& segment, std::function<void()> done);
+    /// A buffer of @p size bytes (contents unspecified), recycled from written segments
+    /// when possible.
+    core::SegmentBuffer buffer(std::size_t size);
     /// No more segments: the writer finishes what is queued and returns.
     void close();
     /// Stops writing; queued segments are dropped (their callbacks still run).
@@ -53,7 +55,7 @@ public:
 
 private:
     struct Item {
-        std::vector<std::uint8_t> data;
+        core::SegmentBuffer data;
         std::function<void()> done;
     };
 
@@ -63,7 +65,7 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable work_cv_, room_cv_;
     std::deque<Item> queue_;
-    std::vector<std::vector<std::uint8_t>> free_;
+    std::vector<core::SegmentBuffer> free_;
     std::size_t in_flight_ = 0;  // reserved and not yet written
     bool closed_ = false, cancelled_ = false;
     std::string error_;

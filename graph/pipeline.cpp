@@ -21,7 +21,7 @@
 namespace flowdeflate::graph {
 namespace {
 
-using Bytes = std::vector<std::uint8_t>;
+using Bytes = core::SegmentBuffer;
 // Flow-graph messages are copied: share the bytes.  The number puts segments back in
 // order before Write (a sequencer_node), whatever order the graph delivers them in.
 struct Segment {

@@ -60,18 +60,16 @@ public:
     ~UserSink() override { Segments::instance().give(std::move(spare_)); }
     UserSink(const UserSink&) = delete;
     UserSink& operator=(const UserSink&) = delete;
-    void write(std::vector<u8>&& segment) override {
+    void write(core::SegmentBuffer&& segment) override {
         graph::check_cancelled(options_);
-        sink_(segment);
+        sink_(std::span<const u8>(segment.data(), segment.size()));
         out_bytes_ += segment.size();
         if (options_.progress) options_.progress(in_bytes_(), out_bytes_);
         spare_ = std::move(segment);
     }
-    void recycle(std::vector<u8>&& b) override { spare_ = std::move(b); }
-    std::vector<u8> buffer(std::size_t size) override {
-        std::vector<u8> b = spare_.capacity() ? std::move(spare_) : Segments::instance().take();
-        b.resize(size);
-        return b;
+    void recycle(core::SegmentBuffer&& b) override { spare_ = std::move(b); }
+    core::SegmentBuffer buffer(std::size_t size) override {
+        return core::with_room(spare_.capacity() ? std::move(spare_) : Segments::instance().take(), size);
     }
     [[nodiscard]] std::uint64_t out_bytes() const { return out_bytes_.load(std::memory_order_relaxed); }
 
@@ -85,7 +83,7 @@ private:
     const Options& options_;
     std::function<std::uint64_t()> in_bytes_;
     std::atomic<std::uint64_t> out_bytes_{0};
-    std::vector<u8> spare_;
+    core::SegmentBuffer spare_;
 };
 
 // A whole buffer seen as a stream (the sequential core's streaming entry).

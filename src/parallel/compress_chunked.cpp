@@ -12,7 +12,9 @@ std::vector<u8> compress_chunked(std::span<const u8> in, int level, Format forma
                                  ResolverStats* stats) {
     struct Collect final : SegmentSink {
         std::vector<u8> bytes;
-        void write(std::vector<u8>&& segment) override { bytes.insert(bytes.end(), segment.begin(), segment.end()); }
+        void write(SegmentBuffer&& segment) override {
+            bytes.insert(bytes.end(), segment.data(), segment.data() + segment.size());
+        }
     } sink;
     SegmentedOutput out(sink, 1u << 20);
     StreamAssembler assembler(out, format, level);

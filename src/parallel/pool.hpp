@@ -43,8 +43,7 @@ struct ReleaseOnGive {
         v.clear();
     }
 };
-/// Output segments keep their size: their contents are unspecified, and resizing a cleared
-/// one would write a megabyte and a half of zeros per call.
+/// Output segments keep their room as it is: their contents are unspecified.
 struct KeepOnGive {
     template <class V>
     void operator()(V& /*unused*/) const {}
@@ -75,7 +74,7 @@ private:
 
 using ItemBufferPool = Pool<ItemBuffer, ReleaseOnGive>;
 using SequenceBufferPool = Pool<PodBuffer<SeqStep>, ReleaseOnGive>;  ///< level-1 tracks' (Track::seqs)
-using SegmentPool = Pool<std::vector<std::uint8_t>, KeepOnGive>;
+using SegmentPool = Pool<PodBuffer<std::uint8_t>, KeepOnGive>;
 /// Coded blocks' bits: tens to hundreds of KB each, as many as blocks wait for Assemble;
 /// with 4 kept, a -1 -p2 run refaulted them (2% of its samples, in emit_coded).
 using BitsPool = Pool<PodBuffer<std::uint8_t>, ClearOnGive, 16>;

@@ -71,9 +71,9 @@ private:
 
 class CollectSegments : public SegmentSink {
 public:
-    void write(std::vector<u8>&& segment) override {
+    void write(SegmentBuffer&& segment) override {
         sizes.push_back(segment.size());
-        bytes.insert(bytes.end(), segment.begin(), segment.end());
+        bytes.insert(bytes.end(), segment.data(), segment.data() + segment.size());
     }
     std::vector<u8> bytes;
     std::vector<std::size_t> sizes;
