@@ -2,7 +2,9 @@
 // whole-block path, position for position, however the parts fall to the threads: all
 // guessed before the optimiser comes, none, some, and guessed on real threads while it
 // runs; on caches whose guesses agree (a real search's) and on random ones made to tie,
-// where many guesses disagree and the optimiser computes their parts again.
+// where many guesses disagree and the optimiser computes their parts again.  And through
+// the parser: the marks it sets while it takes fed records (across block ends it rewinds)
+// point every guess at the right place in its cache.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -13,10 +15,13 @@
 #include <vector>
 
 #include "core/bt_match_finder.hpp"
+#include "core/deflate_compressor.hpp"
 #include "core/levels.hpp"
+#include "core/match_feed.hpp"
 #include "core/path_split.hpp"
 #include "path_cases.hpp"
 #include "support/test_data.hpp"
+#include "support/whole_input.hpp"
 
 namespace flowdeflate::core {
 namespace {
@@ -173,6 +178,84 @@ TEST(PathSplit, GuessesThatDisagreeAreComputedAgain) {
             disagreed += expect_whole_block_path(c, 7, order).disagreed;
     }
     EXPECT_GT(disagreed, 0u) << "no guess disagreed: the recomputation went untested";
+}
+
+// The records of a whole input, searched up front by one MatchRecorder, handed out in
+// runs of random lengths (as the graph's pages end anywhere); the helpers come with it.
+class RecordedFeed final : public MatchFeed {
+public:
+    RecordedFeed(int level, std::span<const u8> in, PathHelpers& helpers, std::uint64_t seed) : helpers_(helpers) {
+        auto mf = std::make_unique<BtMatchFinder>();
+        const u8* const end = in.data() + in.size();
+        MatchRecorder recorder(LevelParams::for_level(level), *mf, in.data(), in.data(), end);
+        std::mt19937_64 rng(seed);
+        constexpr std::size_t kRoom = 1 << 16;
+        while (recorder.pos() < end) {
+            const u8* const stop = recorder.pos() + std::min<std::size_t>(1 + rng() % 30000, end - recorder.pos());
+            Run run{recorder.pos(), nullptr, std::vector<LzMatch>(kRoom + kReadSlack)};
+            const std::size_t n = recorder.search(stop, run.records.data(), kRoom);
+            run.records.resize(n + kReadSlack);
+            run.end = recorder.pos();
+            runs_.push_back(std::move(run));
+        }
+    }
+    MatchRun next(const u8* pos) override {
+        EXPECT_LT(next_, runs_.size()) << "the parser asked past the input";
+        const Run& run = runs_.at(next_++);
+        EXPECT_EQ(pos, run.begin) << "the parser asked for records out of order";
+        return {run.records.data(), run.end};
+    }
+    PathHelpers* path_helpers() override { return &helpers_; }
+    [[nodiscard]] bool all_taken() const { return next_ == runs_.size(); }
+
+private:
+    struct Run {
+        const u8* begin;
+        const u8* end;
+        std::vector<LzMatch> records;
+    };
+    PathHelpers& helpers_;
+    std::vector<Run> runs_;
+    std::size_t next_ = 0;
+};
+
+using flowdeflate::testing::WholeInput;
+
+class Collect final : public SegmentSink {
+public:
+    void write(SegmentBuffer&& segment) override {
+        bytes.insert(bytes.end(), segment.data(), segment.data() + segment.size());
+    }
+    std::vector<u8> bytes;
+};
+
+TEST(PathSplit, TheFedParsersMarksPointEveryGuessAtItsPlace) {
+    // Inputs whose blocks end where the statistics change (the parser rewinds to the last
+    // check and carries the marks past it to the next block) and one that never changes.
+    using flowdeflate::testing::Kind;
+    for (const Kind kind : {Kind::mixed, Kind::switching, Kind::text}) {
+        const auto in = flowdeflate::testing::generate(kind, 1500000, 20261204 + int(kind));
+        for (const int level : {10, 12}) {
+            SCOPED_TRACE(::testing::Message() << flowdeflate::testing::kind_name(kind) << ", level " << level);
+            DeflateCompressor plain(level), fed(level);
+            std::vector<u8> expected(DeflateCompressor::bound(in.size(), Format::gzip));
+            expected.resize(plain.compress({in.data(), in.size()}, expected, Format::gzip));
+            FakeHelpers helpers(3, Order::all_before);
+            RecordedFeed feed(level, {in.data(), in.size()}, helpers, level);
+            WholeInput input({in.data(), in.size()});
+            Collect out;
+            fed.compress_stream(input, out, Format::gzip, 1u << 20, &feed);
+            EXPECT_TRUE(feed.all_taken());
+            EXPECT_EQ(out.bytes, expected);
+            // Every part was guessed before the optimiser came (all_before) and taken.  A
+            // mark off by one position or one cache entry puts a part's path (the guess's
+            // and the optimiser's own) in the wrong place: the bytes differ, or the walk
+            // runs off the cache (both seen with such a mutation).
+            EXPECT_GT(helpers.counters.taken.load(), 0u);
+            EXPECT_EQ(helpers.counters.disagreed.load(), 0u);
+            EXPECT_EQ(helpers.counters.taken.load(), helpers.counters.parts - helpers.counters.split);
+        }
+    }
 }
 
 }  // namespace
