@@ -54,7 +54,7 @@ ParallelShape parallel_shape(const PipelineOptions& options, int arena_threads) 
     if (!core::level_is_parallel(options.level)) throw Error("the parallel graph covers levels 1-9");
     ParallelShape s;
     s.threads = arena_threads > 0 ? arena_threads : options.threads > 0 ? options.threads : tbb::info::default_concurrency();
-    s.chunk_size = options.chunk_size;
+    s.chunk_size = options.chunk();
     s.ahead = options.ahead > 0 ? options.ahead : s.threads + 4;
     s.ring = options.ring;
     s.search_concurrency = options.search_concurrency > 0 ? options.search_concurrency : s.threads;

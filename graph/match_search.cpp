@@ -17,7 +17,7 @@ ParallelMatchSearch::ParallelMatchSearch(const core::LevelParams& params, core::
       in_(in),
       arena_(arena),
       threads_(threads),
-      chunk_size_(options.chunk_size),
+      chunk_size_(options.chunk()),
       probe_(options.probe),
       slots_(std::size_t(options.ahead > 0 ? options.ahead : threads + 4)) {}
 

@@ -119,7 +119,7 @@ struct NoRoom {};
 
 namespace {
 
-[[nodiscard]] bool runs_direct(std::size_t size, const graph::PipelineOptions& po) { return size <= po.chunk_size; }
+[[nodiscard]] bool runs_direct(std::size_t size, const graph::PipelineOptions& po) { return size <= po.chunk(); }
 
 // The direct call: @p into(bound) gives the output span to compress into (at least
 // bound bytes, or the caller's own span); then @p deliver(n) takes the n bytes written.

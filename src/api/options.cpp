@@ -29,6 +29,11 @@ bool Options::parallel() const noexcept {
     return workers > 1;
 }
 
+std::size_t Options::chunk() const noexcept {
+    if (chunk_size != 0) return chunk_size;
+    return level >= 10 ? std::size_t(512) << 10 : std::size_t(1) << 20;
+}
+
 void Options::validate() const {
     using std::to_string;
     check(level >= kMinLevel && level <= kMaxLevel, "level", to_string(level),
@@ -37,8 +42,8 @@ void Options::validate() const {
           to_string(int(format)), "Format::gzip, zlib or deflate");
     check(threads >= 0 && threads <= kMaxThreads, "threads", to_string(threads),
           "1.." + to_string(kMaxThreads) + ", or 0 for all cores");
-    check(chunk_size >= kMinChunkSize && chunk_size <= kMaxChunkSize, "chunk_size", to_string(chunk_size),
-          to_string(kMinChunkSize) + " bytes .. 1 GiB");
+    check(chunk_size == 0 || (chunk_size >= kMinChunkSize && chunk_size <= kMaxChunkSize), "chunk_size",
+          to_string(chunk_size), to_string(kMinChunkSize) + " bytes .. 1 GiB, or 0 for the level's default");
     check(ahead >= 0 && ahead <= kMaxAhead, "ahead", to_string(ahead),
           "1.." + to_string(kMaxAhead) + ", or 0 for threads + 4");
     check(ring >= 1 && ring <= kMaxRing, "ring", to_string(ring), "1.." + to_string(kMaxRing));
