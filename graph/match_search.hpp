@@ -50,7 +50,7 @@ namespace flowdeflate::graph {
 class ParallelMatchSearch final : public core::MatchFeed, public core::PathHelpers {
 public:
     /// Searches @p in for the near-optimal parser of @p params on @p threads threads of
-    /// @p arena, in chunks of options.chunk_size, options.ahead of them (0: threads + 4)
+    /// @p arena, in chunks of options.chunk(), options.ahead of them (0: threads + 4)
     /// in flight; counts chunks launched and searched in options.probe (if set).
     ParallelMatchSearch(const core::LevelParams& params, core::InputStream& in, tbb::task_arena& arena, int threads,
                         const PipelineOptions& options);

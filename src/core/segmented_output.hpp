@@ -19,6 +19,7 @@ using SegmentBuffer = io::PodBuffer<u8>;
 
 /// @p size bytes of uninitialised room in @p b (recycled, or fresh when empty).
 inline SegmentBuffer with_room(SegmentBuffer b, std::size_t size) {
+    b.clear();  // (a buffer that must grow copies nothing)
     b.resize_uninitialised(size);
     return b;
 }

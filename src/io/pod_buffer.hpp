@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <utility>
 
 #include "io/large_array.hpp"
 
@@ -22,6 +23,18 @@ namespace flowdeflate::io {
 template <class T>
 class PodBuffer {
 public:
+    PodBuffer() = default;
+    /// A moved-from buffer is empty and has no room, as a moved-from vector: pools and
+    /// sinks tell a live buffer from a husk by capacity().
+    PodBuffer(PodBuffer&& o) noexcept
+        : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)), capacity_(std::exchange(o.capacity_, 0)) {}
+    PodBuffer& operator=(PodBuffer&& o) noexcept {
+        data_ = std::move(o.data_);
+        size_ = std::exchange(o.size_, 0);
+        capacity_ = std::exchange(o.capacity_, 0);
+        return *this;
+    }
+
     [[nodiscard]] T* data() { return data_.get(); }
     [[nodiscard]] const T* data() const { return data_.get(); }
     [[nodiscard]] std::size_t size() const { return size_; }

@@ -105,7 +105,8 @@ TEST(ParallelMatchSearch, OfferRunsEveryPartOnceAndMainOnTheCaller) {
 
 TEST(ParallelMatchSearch, HelpersRunPartsWhileChunksAreSearched) {
     // The parser's first next() launches the window's chunk searches on the arena; offers
-    // made meanwhile still run every part exactly once, and none waits on a search.
+    // made meanwhile, with the workers busy searching, still run every part exactly once
+    // and return (the isolated wait runs no chunk search; under TSan, no race).
     const auto in = flowdeflate::testing::mixed(3 << 20, 11);
     WholeInput input({in.data(), in.size()});
     AllowParallelism allow(4);
@@ -118,7 +119,6 @@ TEST(ParallelMatchSearch, HelpersRunPartsWhileChunksAreSearched) {
         const core::MatchRun first = search.next(in.data());
         EXPECT_NE(first.records, nullptr);
         for (int round = 0; round < 50; ++round) {
-            EXPECT_LE(search.helpers(), 3u);
             Parts parts;
             Main main(parts, 8);
             search.offer(8, parts, main);
