@@ -43,10 +43,6 @@ public:
     /// Room past a full segment: one block never adds more than its stored size
     /// (kMaxBlockLength + 5 bytes per 65535), plus framing and the writer's 8-byte stores.
     static constexpr std::size_t kSlack = 512 * 1024;
-    /// Buffers are whole huge pages (2 MiB; io::LargeArray maps them so): a fresh 4 KiB
-    /// page costs a fault of about 11 us on the hosts measured, a huge page about 0.24 us
-    /// per 4 KiB (PERFORMANCE.md, "Where the extra work of two threads goes").
-    static constexpr std::size_t kHugePage = std::size_t(2) << 20;
 
     SegmentedOutput(SegmentSink& sink, std::size_t segment_size) : sink_(sink), segment_size_(segment_size) {
         next_buffer();
@@ -77,7 +73,7 @@ public:
 
 private:
     void next_buffer() {
-        buf_ = sink_.buffer((segment_size_ + kSlack + kHugePage - 1) / kHugePage * kHugePage);
+        buf_ = sink_.buffer(segment_size_ + kSlack);
         const u64 bitbuf = w_.bitbuf;
         const u32 bitcount = w_.bitcount;
         w_ = BitWriter(buf_.data(), buf_.data() + buf_.size());
