@@ -76,7 +76,7 @@ public:
 
     /// A chunk ends at the end of input when that is this close past its nominal end.
     static constexpr std::size_t kTail = 1024;
-    static constexpr std::size_t kPageEntries = (std::size_t(2) << 20) / sizeof(core::LzMatch) - core::MatchFeed::kReadSlack;
+    static constexpr std::size_t kPageEntries = io::kHugePage / sizeof(core::LzMatch) - core::MatchFeed::kReadSlack;
 
 private:
     enum State : int { kPending, kRunning, kDone };

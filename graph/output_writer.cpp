@@ -2,6 +2,7 @@
 #include "graph/output_writer.hpp"
 
 #include "io/fd_io.hpp"
+#include "io/large_array.hpp"
 
 #include <unistd.h>
 
@@ -34,8 +35,7 @@ core::SegmentBuffer OutputWriter::buffer(std::size_t size) {
     // buffers are recycled, full, for the whole run.  (The library's segments are not
     // rounded up: pooled across calls, a huge page would stay resident whole for a call
     // that wrote a few kilobytes.)
-    constexpr std::size_t kHugePage = std::size_t(2) << 20;
-    size = (size + kHugePage - 1) / kHugePage * kHugePage;
+    size = io::whole_huge_pages(size);
     core::SegmentBuffer v;
     {
         std::lock_guard lock(mutex_);

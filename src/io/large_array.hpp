@@ -23,6 +23,13 @@
 
 namespace flowdeflate::io {
 
+/// A transparent huge page (x86-64).
+inline constexpr std::size_t kHugePage = std::size_t(2) << 20;
+/// @p bytes rounded up to whole huge pages.
+[[nodiscard]] constexpr std::size_t whole_huge_pages(std::size_t bytes) {
+    return (bytes + kHugePage - 1) / kHugePage * kHugePage;
+}
+
 template <class T>
 class LargeArray {
 public:
@@ -37,7 +44,6 @@ public:
     [[nodiscard]] std::size_t page_size() const noexcept { return data_.get_deleter().mapped ? kHugePage : 4096; }
 
 private:
-    static constexpr std::size_t kHugePage = std::size_t(2) << 20;
     // Mapped bytes (a multiple of kHugePage), or 0 for an array from the heap.
     struct Free {
         std::size_t mapped = 0;
@@ -63,7 +69,7 @@ private:
         // at 106-139 MiB, 30 MiB with the threshold fixed).  A mapping goes back to the
         // kernel when the array is freed.  Over-mapped by one huge page, then trimmed to a
         // 2 MiB-aligned range, so that the kernel can back it with huge pages.
-        const std::size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+        const std::size_t rounded = whole_huge_pages(bytes);
         void* p = io::map_aligned(rounded, kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
         if (!p) throw std::bad_alloc();
         ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: fine if refused
