@@ -21,7 +21,7 @@
 #include "core/path_split.hpp"
 #include "path_cases.hpp"
 #include "support/test_data.hpp"
-#include "support/whole_input.hpp"
+#include "support/core_streams.hpp"
 
 namespace flowdeflate::core {
 namespace {
@@ -219,15 +219,8 @@ private:
     std::size_t next_ = 0;
 };
 
+using flowdeflate::testing::CollectSegments;
 using flowdeflate::testing::WholeInput;
-
-class Collect final : public SegmentSink {
-public:
-    void write(SegmentBuffer&& segment) override {
-        bytes.insert(bytes.end(), segment.data(), segment.data() + segment.size());
-    }
-    std::vector<u8> bytes;
-};
 
 TEST(PathSplit, TheFedParsersMarksPointEveryGuessAtItsPlace) {
     // Inputs whose blocks end where the statistics change (the parser rewinds to the last
@@ -245,7 +238,7 @@ TEST(PathSplit, TheFedParsersMarksPointEveryGuessAtItsPlace) {
             FakeHelpers helpers(3, Order::all_before);
             RecordedFeed feed(level, {in.data(), in.size()}, helpers, level);
             WholeInput input({in.data(), in.size()});
-            Collect out;
+            CollectSegments out;
             fed.compress_stream(input, out, Format::gzip, 1u << 20, &feed);
             EXPECT_TRUE(feed.all_taken());
             EXPECT_EQ(out.bytes, expected);

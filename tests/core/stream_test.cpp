@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/deflate_compressor.hpp"
+#include "support/core_streams.hpp"
 #include "support/test_data.hpp"
 
 namespace flowdeflate::core {
@@ -69,15 +70,7 @@ private:
     const u8* max_asked_ = nullptr;
 };
 
-class CollectSegments : public SegmentSink {
-public:
-    void write(SegmentBuffer&& segment) override {
-        sizes.push_back(segment.size());
-        bytes.insert(bytes.end(), segment.data(), segment.data() + segment.size());
-    }
-    std::vector<u8> bytes;
-    std::vector<std::size_t> sizes;
-};
+using flowdeflate::testing::CollectSegments;
 
 class Streaming : public ::testing::TestWithParam<int> {};
 

@@ -18,7 +18,7 @@
 #include "graph/arena.hpp"
 #include "graph/match_search.hpp"
 #include "support/test_data.hpp"
-#include "support/whole_input.hpp"
+#include "support/core_streams.hpp"
 
 namespace flowdeflate::graph {
 namespace {
