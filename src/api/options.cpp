@@ -31,7 +31,9 @@ bool Options::parallel() const noexcept {
 
 std::size_t Options::chunk() const noexcept {
     if (chunk_size != 0) return chunk_size;
-    return level >= 10 ? std::size_t(512) << 10 : std::size_t(1) << 20;
+    // Levels 10-12: the near-optimal parser's search ahead (graph/match_search.hpp).
+    const bool near_optimal = core::LevelParams::for_level(level).parser == core::ParserKind::near_optimal;
+    return near_optimal ? std::size_t(512) << 10 : std::size_t(1) << 20;
 }
 
 void Options::validate() const {
