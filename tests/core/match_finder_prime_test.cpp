@@ -11,7 +11,9 @@
 // position, later, exactly what a search there found at the time, or says it cannot.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "core/bt_match_finder.hpp"
@@ -30,13 +32,17 @@ struct Found {
 
 // Runs the parser's search/skip pattern from @p start (the finder already primed there,
 // with @p skip positions still to skip) to @p stop, recording every position.
+// @p form, if given, chooses the root step's form before each position (the finder's own
+// choice otherwise).
 std::vector<Found> run_finder(BtMatchFinder& mf, const u8* begin, const u8* start, const u8* stop, const u8* end,
-                              const LevelParams& params, u32 next_hashes[2], u32 skip) {
+                              const LevelParams& params, u32 next_hashes[2], u32 skip,
+                              const std::function<bool(std::size_t)>& form = {}) {
     std::vector<Found> out;
     std::vector<LzMatch> buf(kMaxMatchLen + 1);
     u32 max_len = kMaxMatchLen, nice_len = std::min(params.nice_match_length, kMaxMatchLen);
     for (const u8* in_next = start; in_next < stop; ++in_next) {
         mf.slide_if_needed(in_next);
+        if (form) mf.set_flat_root_step(form(std::size_t(in_next - begin)));
         adjust_max_and_nice_len(max_len, nice_len, std::size_t(end - in_next));
         Found f{std::size_t(in_next - begin), {}, skip == 0};
         if (max_len >= BtMatchFinder::kRequiredBytes) {
@@ -99,6 +105,64 @@ TEST_P(BtPrime, PrimedFinderReportsTheSameMatches) {
                 const Found& want = all[p + i];
                 const Found& got = part[i];
                 ASSERT_EQ(got.searched, want.searched) << "position " << want.pos;
+                ASSERT_EQ(got.matches.size(), want.matches.size()) << "position " << want.pos;
+                for (std::size_t m = 0; m < want.matches.size(); ++m) {
+                    ASSERT_EQ(got.matches[m].length, want.matches[m].length) << "position " << want.pos;
+                    ASSERT_EQ(got.matches[m].offset, want.matches[m].offset) << "position " << want.pos;
+                }
+            }
+        }
+    }
+}
+
+// The root step's two forms (BtMatchFinder::advance: plain branches, or flat indices and
+// masks where roots are coin tosses) leave the same trees: every later search reports the
+// same matches whichever form ran at each earlier position.  Incompressible stretches
+// (where the finder itself goes flat) beside compressible ones, roots in and out of the
+// window, first bytes that match and that do not, on both sides.
+TEST_P(BtPrime, BothRootStepFormsFindTheSameMatches) {
+    const LevelParams params = LevelParams::for_level(GetParam());
+    for (testing::Kind kind : {testing::Kind::random, testing::Kind::text, testing::Kind::binary, testing::Kind::mixed,
+                               testing::Kind::switching, testing::Kind::zeros}) {
+        SCOPED_TRACE(std::string(testing::kind_name(kind)));
+        const testing::Bytes data = testing::generate(kind, 160000, 91 + GetParam());
+        const u8* begin = data.data();
+        const u8* end = begin + data.size();
+        auto run = [&](const std::function<bool(std::size_t)>& form, bool* went_flat) {
+            auto mf = std::make_unique<BtMatchFinder>();
+            mf->init(begin);
+            u32 h[2] = {0, 0};
+            bool flat = false;
+            std::vector<Found> found;
+            // In pieces, to see which form the finder chose by itself.
+            for (const u8* p = begin; p < end; p += kWindowSize / 4) {
+                const u8* stop = std::min(end, p + kWindowSize / 4);
+                std::vector<Found> part = run_finder(*mf, begin, p, stop, end, params, h, 0, form);
+                flat |= mf->flat_root_step();
+                // Positions inside a long match are skipped by the parser: skipping is
+                // decided within run_finder's piece only; the next piece searches on.
+                found.insert(found.end(), part.begin(), part.end());
+            }
+            if (went_flat) *went_flat = flat;
+            return found;
+        };
+        bool went_flat = false;
+        const std::vector<Found> plain = run([](std::size_t) { return false; }, nullptr);
+        const std::vector<Found> flat = run([](std::size_t) { return true; }, nullptr);
+        std::mt19937 rng(5);
+        const std::vector<Found> mixed = run([&](std::size_t) { return (rng() & 1) != 0; }, nullptr);
+        const std::vector<Found> own = run({}, &went_flat);
+        if (kind == testing::Kind::random) {
+            EXPECT_TRUE(went_flat) << "incompressible input keeps the plain form";
+        }
+        if (kind == testing::Kind::zeros) {
+            EXPECT_FALSE(went_flat) << "runs of one byte took the flat form";
+        }
+        for (const auto* other : {&flat, &mixed, &own}) {
+            ASSERT_EQ(other->size(), plain.size());
+            for (std::size_t i = 0; i < plain.size(); ++i) {
+                const Found& want = plain[i];
+                const Found& got = (*other)[i];
                 ASSERT_EQ(got.matches.size(), want.matches.size()) << "position " << want.pos;
                 for (std::size_t m = 0; m < want.matches.size(); ++m) {
                     ASSERT_EQ(got.matches[m].length, want.matches[m].length) << "position " << want.pos;
