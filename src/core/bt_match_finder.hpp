@@ -31,7 +31,7 @@ public:
         mf_init(hash4_, std::size(hash4_));
         base_ = base;
         flat_ = false;
-        rare_ = 0;
+        quick_ = 0;
     }
     [[nodiscard]] const u8* base() const { return base_; }
 
@@ -112,20 +112,11 @@ public:
     }
 
 private:
-    /// Once per window: the flat root step where, over the window just passed, more than
-    /// an eighth of the roots lay outside it, the plain one again where more than 15/16
-    /// of the roots went on to the walk (measured: the flat step costs 1-2.5% of the
-    /// search on compressible files and saves a fifth on incompressible ones).
     void choose_root_step() {
-        flat_ = flat_ ? rare_ <= kWindowSize / 2 : rare_ > kWindowSize / 2;
-        rare_ = 0;
+        flat_ = choose_flat(quick_);
+        quick_ = 0;
     }
     static u32 slot(s32 node) { return 2 * (u32(node) & (kWindowSize - 1)); }
-    /// @p v, which the compiler may not reason about (so it cannot branch on how it came).
-    [[gnu::always_inline]] static u32 opaque(u32 v) {
-        asm("" : "+r"(v));
-        return v;
-    }
     MfPos* left(s32 node) { return &child_[2 * (u32(node) & (kWindowSize - 1)) + 0]; }
     MfPos* right(s32 node) { return &child_[2 * (u32(node) & (kWindowSize - 1)) + 1]; }
 
@@ -177,35 +168,31 @@ private:
         // plain walk are predicted and it is the shortest.  On incompressible input both
         // are coin tosses (the root is in the window ~40% of the time at 16 bits, then its
         // side is random) and the walk rarely goes deeper, so the flat form takes that
-        // step without branches (indices and masks, not selects, which the compiler turned
-        // back into branches): a root outside the window reads the current position (a
+        // step without branches: a root outside the window reads the current position (a
         // valid address) and links nothing, and both children end up empty, as they do
-        // when a walk stops.  Each form counts the event that is rare for it, and the form
-        // is chosen again at each slide of the window (choose_root_step()).
+        // when a walk stops.  Both count the searches that end at the root's step
+        // (choose_flat(), at each slide).
         if constexpr (kFlat) {
             const u32 in = opaque(u32(cur_node > cutoff));
             const u32 in_mask = 0u - in;
-            const s32 root = s32((u32(cur_node) & in_mask) | (u32(cur_pos) & ~in_mask));
+            const s32 root = pick(in_mask, cur_node, cur_pos);
             const u32 root_byte = base[root];
-            if (opaque(in & u32(root_byte == in_next[0]))) {
-                ++rare_;
-                goto walk;
-            }
+            if (opaque(in & u32(root_byte == in_next[0]))) goto walk;
             const u32 lt = opaque(u32(root_byte < in_next[0]));  // outside: equal, gt side
-            const u32 lt_mask = 0u - lt;
             const u32 cur_slot = slot(cur_pos);
             const u32 next = slot(root) + lt;  // lt: the root's right child, else its left
-            child_[cur_slot + (lt ^ 1)] = MfPos((u32(root) & in_mask) | (u32(s32(kMfInitVal)) & ~in_mask));
-            cur_node = s32((u32(s32(child_[next])) & in_mask) | (u32(s32(kMfInitVal)) & ~in_mask));
-            pending_lt = &child_[cur_slot ^ ((cur_slot ^ next) & lt_mask)];
-            pending_gt = &child_[(cur_slot + 1) ^ (((cur_slot + 1) ^ next) & ~lt_mask)];
+            child_[cur_slot + (lt ^ 1)] = MfPos(pick(in_mask, root, kMfInitVal));
+            cur_node = pick(in_mask, child_[next], kMfInitVal);
+            pending_lt = &child_[u32(pick(0u - lt, s32(next), s32(cur_slot)))];
+            pending_gt = &child_[u32(pick(0u - lt, s32(cur_slot + 1), s32(next)))];
             if (cur_node <= cutoff || !--depth_remaining) {
+                ++quick_;
                 *pending_lt = kMfInitVal;
                 *pending_gt = kMfInitVal;
                 return out;
             }
         } else if (cur_node <= cutoff) {
-            ++rare_;
+            ++quick_;
             *pending_lt = kMfInitVal;
             *pending_gt = kMfInitVal;
             return out;
@@ -256,7 +243,7 @@ private:
     alignas(64) MfPos child_[2 * kWindowSize];
     const u8* base_ = nullptr;
     bool flat_ = false;  ///< the root step's form (see advance())
-    u32 rare_ = 0;       ///< flat: walks past the root; plain: roots outside the window
+    u32 quick_ = 0;      ///< searches since the last slide that ended at the root's step
 };
 
 }  // namespace flowdeflate::core

@@ -56,6 +56,8 @@ public:
         mf_init(hash3_, std::size(hash3_));
         mf_init(hash4_, std::size(hash4_));
         base_ = base;
+        flat_ = false;
+        quick_ = 0;
     }
     [[nodiscard]] const u8* base() const { return base_; }
 
@@ -71,6 +73,19 @@ public:
     template <bool kLog = false>
     [[gnu::always_inline]] u32 longest_match(const u8* in_next, u32 best_len, u32 max_len, u32 nice_len,
                                              u32 max_search_depth, u32 next_hashes[2], u32& offset_out) {
+        if (flat_)
+            return search<kLog, true>(in_next, best_len, max_len, nice_len, max_search_depth, next_hashes, offset_out);
+        return search<kLog, false>(in_next, best_len, max_len, nice_len, max_search_depth, next_hashes, offset_out);
+    }
+
+    /// Forces the search's form until the next slide (tests: both must find the same).
+    void set_flat_search(bool flat) { flat_ = flat; }
+    [[nodiscard]] bool flat_search() const { return flat_; }
+
+private:
+    template <bool kLog, bool kFlat>
+    [[gnu::always_inline]] u32 search(const u8* in_next, u32 best_len, u32 max_len, u32 nice_len,
+                                      u32 max_search_depth, u32 next_hashes[2], u32& offset_out) {
         u32 depth_remaining = max_search_depth;
         const u8* best = in_next;
         u32 cur_pos = u32(in_next - base_);
@@ -87,7 +102,35 @@ public:
             insert_searched<kLog>(in_next, cur_pos, next_hashes, node3, node4);
             const u8* m;
             if (best_len < 4) {
-                if (node3 <= cutoff) goto out;
+                // Two forms that find the same match.  The plain one gives up at an empty
+                // 3-byte bucket, then at an empty chain, then walks.  On incompressible
+                // input those are coin tosses (a 3-byte bucket holds a position in the
+                // window ~60% of the time, a chain ~40%), so the flat form decides them
+                // without branches, reading the current position where a bucket is empty
+                // (a valid address that cannot count), and takes the plain form only where
+                // the chain's head matches 4 bytes or the chain goes on.  Both count the
+                // searches that end without a walk (choose_flat(), at each slide).
+                if constexpr (kFlat) {
+                    const u32 seq4 = load_u32(in_next);
+                    const u32 in3 = opaque(u32(node3 > cutoff));
+                    const u32 in4 = opaque(in3 & u32(node4 > cutoff));
+                    const s32 at3 = pick(0u - in3, node3, s32(cur_pos));
+                    const s32 at4 = pick(0u - in4, node4, s32(cur_pos));
+                    const MfPos after4 = next_[u16(at4) & (kWindowSize - 1)];
+                    const u32 walk = in4 & (u32(load_u32(base + at4) == seq4) |
+                                            (u32(after4 > cutoff) & u32(depth_remaining > 1)));
+                    if (opaque(walk)) goto plain;
+                    ++quick_;
+                    const u32 hit3 = in3 & u32(best_len < 3) & u32(load_u24(base + at3) == (seq4 & 0xFFFFFF));
+                    best = base + pick(0u - hit3, at3, s32(cur_pos));
+                    best_len = u32(pick(0u - hit3, 3, s32(best_len)));
+                    goto out;
+                }
+            plain: __attribute__((unused));  // (the plain form does not jump here)
+                if (node3 <= cutoff) {
+                    if constexpr (!kFlat) ++quick_;
+                    goto out;
+                }
                 const u32 seq4 = load_u32(in_next);
                 if (best_len < 3) {
                     m = base + node3;
@@ -96,7 +139,10 @@ public:
                         best = m;
                     }
                 }
-                if (node4 <= cutoff) goto out;
+                if (node4 <= cutoff) {
+                    if constexpr (!kFlat) ++quick_;
+                    goto out;
+                }
                 for (;;) {
                     m = base + node4;
                     if (load_u32(m) == seq4) break;
@@ -134,6 +180,8 @@ public:
         offset_out = u32(in_next - best);
         return best_len;
     }
+
+public:
 
     /// Inserts @p count positions from @p in_next without searching (kLog: see
     /// longest_match()).
@@ -439,12 +487,16 @@ private:
         mf_rebase(hash4_, std::size(hash4_));
         mf_rebase(next_, std::size(next_));
         base_ += kWindowSize;
+        flat_ = choose_flat(quick_);
+        quick_ = 0;
     }
 
     alignas(64) MfPos hash3_[1u << kHash3Order];
     alignas(64) MfPos hash4_[1u << kHash4Order];
     alignas(64) MfPos next_[kWindowSize];
     const u8* base_ = nullptr;
+    bool flat_ = false;  ///< longest_match()'s form (see search())
+    u32 quick_ = 0;      ///< its searches since the last slide that ended without a walk
     // kLog: log3_[pos % kLog3Size] is the head pos's 3-byte bucket had before pos.
     static constexpr u32 kLog3Size = 1024;
     alignas(64) MfPos log3_[kLog3Size];

@@ -30,6 +30,24 @@ inline constexpr MfPos kMfInitVal = MfPos(-s32(kWindowSize));
 }
 [[gnu::always_inline]] inline u32 load_u24(const u8* p) { return load_u32(p) & 0xFFFFFF; }
 
+// Searches without branches, for incompressible input, where whether a bucket holds a
+// position in the window is a coin toss (the finders' "flat" forms): masks, not selects,
+// which the compiler turns back into branches when it can see where a condition came from.
+
+/// @p v, which the compiler may not reason about.
+[[gnu::always_inline]] inline u32 opaque(u32 v) {
+    asm("" : "+r"(v));
+    return v;
+}
+/// @p a where @p mask is all ones, @p b where it is zero.
+[[gnu::always_inline]] inline s32 pick(u32 mask, s32 a, s32 b) { return s32((u32(a) & mask) | (u32(b) & ~mask)); }
+
+/// Chooses a finder's form once per window from @p quick, the searches of the window
+/// just passed that ended without walking a chain or tree past its head (empty bucket,
+/// or a head that could not match): the flat form where they were more than half of
+/// the window's positions.  Both forms find the same matches; only their speed differs.
+[[gnu::always_inline]] inline bool choose_flat(u32 quick) { return quick > kWindowSize / 2; }
+
 /// libdeflate's multiplicative hash.
 [[gnu::always_inline]] inline u32 lz_hash(u32 seq, u32 num_bits) { return u32(seq * 0x1E35A7BDu) >> (32 - num_bits); }
 

@@ -230,5 +230,63 @@ TEST(HcSearchPast, FindsWhatTheSearchFoundAtTheTime) {
     }
 }
 
+// The hash-chain search's two forms (HcMatchFinder::search: plain branches, or flat masks
+// where buckets are coin tosses) find the same match.  Four finders take the same
+// positions, searched with the lazy parser's best_len values (2-5, and a match's length)
+// and depths, or skipped; one plain, one flat, one flipped at random per position, one on
+// its own choice; their lengths and offsets must agree everywhere.
+TEST(HcForms, BothSearchFormsFindTheSameMatch) {
+    for (testing::Kind kind : {testing::Kind::random, testing::Kind::text, testing::Kind::binary,
+                               testing::Kind::mixed, testing::Kind::switching, testing::Kind::zeros}) {
+        SCOPED_TRACE(std::string(testing::kind_name(kind)));
+        const testing::Bytes data = testing::generate(kind, 5 * kWindowSize + 777, 23);
+        const u8* begin = data.data();
+        const u8* in_end = begin + data.size();
+        const u8* end = in_end - 2 * kMaxMatchLen;
+        constexpr int kPlain = 0, kFlat = 1, kFlipped = 2, kOwn = 3;
+        std::unique_ptr<HcMatchFinder> mf[4];
+        u32 h[4][2] = {};
+        for (auto& f : mf) {
+            f = std::make_unique<HcMatchFinder>();
+            f->init(begin);
+        }
+        std::mt19937 rng(7);
+        bool own_went_flat = false;
+        std::size_t walked = 0;
+        for (const u8* q = begin; q < end;) {
+            mf[kPlain]->set_flat_search(false);
+            mf[kFlat]->set_flat_search(true);
+            mf[kFlipped]->set_flat_search((rng() & 1) != 0);
+            const u32 r = rng();
+            if (r % 64 == 0) {  // a match's positions, inserted without a search
+                const u32 count = 1 + (r >> 8) % 16;
+                for (int i = 0; i < 4; ++i) mf[i]->skip_bytes(q, in_end, count, h[i]);
+                q += count;
+                continue;
+            }
+            // Mostly a step's first search (min_len - 1: 2 or 3), else a held match (4-6).
+            const u32 sel = (r >> 4) % 8;
+            const u32 best_len = sel < 6 ? 2 + (sel & 1) : sel - 2 + (r >> 20) % 2;
+            const u32 depth = (r >> 12) % 3 == 0 ? 6 : 24;
+            u32 len[4], offset[4] = {};
+            for (int i = 0; i < 4; ++i)
+                len[i] = mf[i]->longest_match(q, best_len, kMaxMatchLen, 65, depth, h[i], offset[i]);
+            own_went_flat |= mf[kOwn]->flat_search();
+            walked += len[kPlain] >= 4;
+            for (int i = 1; i < 4; ++i) {
+                ASSERT_EQ(len[i], len[kPlain]) << "form " << i << " at " << (q - begin) << ", best_len " << best_len;
+                ASSERT_EQ(offset[i], offset[kPlain]) << "form " << i << " at " << (q - begin);
+            }
+            ++q;
+        }
+        if (kind == testing::Kind::random) {
+            EXPECT_TRUE(own_went_flat) << "incompressible input keeps the plain form";
+        }
+        if (kind == testing::Kind::text || kind == testing::Kind::zeros) {
+            EXPECT_GT(walked, std::size_t(1000)) << "too few chain matches to compare";
+        }
+    }
+}
+
 }  // namespace
 }  // namespace flowdeflate::core
