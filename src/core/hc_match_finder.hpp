@@ -277,14 +277,14 @@ public:
         /// min_len; what follows a match depends on the match alone.
         template <class Mask>
         [[gnu::always_inline]] u32 step(u32 min_len, u32 far3, u32& offset, Mask&& mask) const {
-            if (!chain_walked) {  // no node3, so a literal for m = 3, 4; m >= 5 not known
-                mask(0b11);
-                return 0;
-            }
+            // A chain not walked (no node3): a literal for m = 3, 4, and m >= 5 not known.
+            // Its fields are all zero, so its key is 0, a literal for every m: only the
+            // mask differs.  A select, not an early return: on incompressible input
+            // whether node3 is valid is a coin toss (the flat search, search()).
             const u32 c = chain_len < 9 ? chain_len : 9;
             const u32 key = c * 4 + (node3_valid ? 2 : 0) + (match3 && offset3 <= far3 ? 1 : 0);
             const u32 e = hc_detail::kStepTable[min_len - kMinMatchLen][key];
-            mask(e & kAllMinLens);
+            mask(e & (chain_walked ? kAllMinLens : 0b11u));
             // Selects, not a switch: a jump table cost the search 3% (mispredicted).
             const u32 kind = e >> 8;
             offset = kind == hc_detail::kThree ? offset3 : chain_offset;
@@ -358,8 +358,13 @@ public:
         // A parse with branches (kLog) walks the chain whatever node3 says: a branch for a
         // min_len of 5 or more then takes its first step from this search, instead of
         // walking the same chain again later (search_past()).
-        search_nodes<false>(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth, kLog || min_len >= 5, 0,
-                            out);
+        if (flat_)
+            search_nodes<false, true>(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth,
+                                      kLog || min_len >= 5, 0, out);
+        else
+            search_nodes<false, false>(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth,
+                                       kLog || min_len >= 5, 0, out);
+        quick_ += out.chain_len == 0;
     }
 
 private:
@@ -383,7 +388,9 @@ private:
 
     // search_shared()'s walk from the heads @p node3 and @p node4 of in_next's buckets.
     // kPast (search_past()): a node below @p stale has a link written since; false there.
-    template <bool kPast>
+    // kFlat: the flat form of its first step (see search()): where the chain's head does
+    // not match 4 bytes and the chain ends there, the result without branches.
+    template <bool kPast, bool kFlat = false>
     [[gnu::always_inline]] bool search_nodes(const u8* in_next, u32 cur_pos, MfPos node3, MfPos node4, u32 max_len,
                                              u32 nice_len, u32 max_search_depth, bool walk_without_node3, s32 stale,
                                              SharedMatch& out) const {
@@ -397,6 +404,25 @@ private:
     } while (0)
         const u8* const base = base_;
         const MfPos cutoff = MfPos(s32(cur_pos) - s32(kWindowSize));
+        if constexpr (kFlat) {
+            static_assert(!kPast);
+            const u32 seq4 = load_u32(in_next);
+            const u32 in3 = opaque(u32(node3 > cutoff));
+            const u32 chain = opaque(u32(node4 > cutoff) & (in3 | u32(walk_without_node3)));
+            const s32 at3 = pick(0u - in3, node3, s32(cur_pos));
+            const s32 at4 = pick(0u - chain, node4, s32(cur_pos));
+            const MfPos after4 = next_[u16(at4) & (kWindowSize - 1)];
+            const u32 walk = chain & (u32(load_u32(base + at4) == seq4) |
+                                      (u32(after4 > cutoff) & u32(max_search_depth > 1)));
+            if (!opaque(walk)) {
+                const u32 hit3 = in3 & u32(load_u24(base + at3) == (seq4 & 0xFFFFFF));
+                out.node3_valid = in3 != 0;
+                out.chain_walked = (in3 | u32(walk_without_node3)) != 0;
+                out.match3 = hit3 != 0;
+                out.offset3 = u32(pick(0u - hit3, s32(cur_pos) - at3, 0));
+                return true;
+            }
+        }
         out.node3_valid = node3 > cutoff;
         if (!out.node3_valid) {
             if (!walk_without_node3) {

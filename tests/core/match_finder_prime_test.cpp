@@ -233,8 +233,10 @@ TEST(HcSearchPast, FindsWhatTheSearchFoundAtTheTime) {
 // The hash-chain search's two forms (HcMatchFinder::search: plain branches, or flat masks
 // where buckets are coin tosses) find the same match.  Four finders take the same
 // positions, searched with the lazy parser's best_len values (2-5, and a match's length)
-// and depths, or skipped; one plain, one flat, one flipped at random per position, one on
-// its own choice; their lengths and offsets must agree everywhere.
+// and depths, or with step masks (longest_match_shared, with and without branches), or
+// skipped; one plain, one flat, one flipped at random per position, one on its own
+// choice; their lengths and offsets (all of SharedMatch) must agree everywhere, and the
+// step each min_len makes from a shared search must be longest_match()'s.
 TEST(HcForms, BothSearchFormsFindTheSameMatch) {
     for (testing::Kind kind : {testing::Kind::random, testing::Kind::text, testing::Kind::binary,
                                testing::Kind::mixed, testing::Kind::switching, testing::Kind::zeros}) {
@@ -268,6 +270,49 @@ TEST(HcForms, BothSearchFormsFindTheSameMatch) {
             const u32 sel = (r >> 4) % 8;
             const u32 best_len = sel < 6 ? 2 + (sel & 1) : sel - 2 + (r >> 20) % 2;
             const u32 depth = (r >> 12) % 3 == 0 ? 6 : 24;
+            if ((r >> 16) % 3 == 0) {  // a step's first search with step masks (the tracks')
+                const u32 min_len = 3 + (r >> 18) % 7;
+                const bool branching = ((r >> 22) & 1) != 0;
+                HcMatchFinder::SharedMatch found[4];
+                for (int i = 0; i < 4; ++i) {
+                    if (branching)
+                        mf[i]->longest_match_shared<true>(q, min_len, kMaxMatchLen, 65, depth, h[i], found[i]);
+                    else
+                        mf[i]->longest_match_shared(q, min_len, kMaxMatchLen, 65, depth, h[i], found[i]);
+                }
+                own_went_flat |= mf[kOwn]->flat_search();
+                for (int i = 1; i < 4; ++i) {
+                    const auto& a = found[kPlain];
+                    const auto& b = found[i];
+                    ASSERT_EQ(b.node3_valid, a.node3_valid) << "form " << i << " at " << (q - begin);
+                    ASSERT_EQ(b.match3, a.match3) << "form " << i << " at " << (q - begin);
+                    ASSERT_EQ(b.offset3, a.offset3) << "form " << i << " at " << (q - begin);
+                    ASSERT_EQ(b.chain_len, a.chain_len) << "form " << i << " at " << (q - begin);
+                    ASSERT_EQ(b.chain_offset, a.chain_offset) << "form " << i << " at " << (q - begin);
+                    ASSERT_EQ(b.chain_walked, a.chain_walked) << "form " << i << " at " << (q - begin);
+                }
+                // The step each min_len makes from it, and its mask.
+                for (u32 m = 3; m <= 9; ++m)
+                    for (u32 far3 : {4096u, 8192u}) {
+                        u32 offset = 0, mask = 0;
+                        const u32 len = found[kPlain].step(m, far3, offset, [&](u32 k) { mask = k; });
+                        // What the step must be, from longest_match()'s rules.
+                        u32 want_offset = 0;
+                        u32 want = found[kPlain].result(m - 1, want_offset);
+                        if (want < m || (want == 3 && want_offset > far3)) want = 0;
+                        if (!found[kPlain].chain_walked && m >= 5) {
+                            EXPECT_EQ(mask, 0b11u) << "at " << (q - begin);
+                        } else {
+                            ASSERT_EQ(len, want) << "min_len " << m << " at " << (q - begin);
+                            if (want) {
+                                ASSERT_EQ(offset, want_offset) << "min_len " << m << " at " << (q - begin);
+                            }
+                            ASSERT_TRUE(mask & (1u << (m - 3))) << "min_len " << m << " at " << (q - begin);
+                        }
+                    }
+                ++q;
+                continue;
+            }
             u32 len[4], offset[4] = {};
             for (int i = 0; i < 4; ++i)
                 len[i] = mf[i]->longest_match(q, best_len, kMaxMatchLen, 65, depth, h[i], offset[i]);
