@@ -145,7 +145,10 @@ private:
             // 0.4 at 16 bits), and those mispredictions were a third of the search there.
             // A way outside the window reads the current position instead (always a valid
             // address) and cannot match; the entry is written either way, counted only on
-            // a match (the caller's room holds it).
+            // a match (the caller's room holds it).  libdeflate tests the second way only
+            // when the first is in the window; testing it always is the same because the
+            // second way is the first's previous value, never newer (positions are
+            // inserted in order, and a slide keeps their order).
             const u32 seq3 = load_u24(in_next);
             const bool in1 = cur_node > cutoff;
             const bool in2 = cur_node_2 > cutoff;
@@ -170,8 +173,10 @@ private:
         // side is random) and the walk rarely goes deeper, so the flat form takes that
         // step without branches: a root outside the window reads the current position (a
         // valid address) and links nothing, and both children end up empty, as they do
-        // when a walk stops.  Both count the searches that end at the root's step
-        // (choose_flat(), at each slide).
+        // when a walk stops.  Each counts the searches that end early (choose_flat(), at
+        // each slide): the plain form those whose root lies outside the window, the flat
+        // one also those whose root's child on the walk's side does (so the flat form
+        // holds a little longer).
         if constexpr (kFlat) {
             const u32 in = opaque(u32(cur_node > cutoff));
             const u32 in_mask = 0u - in;
@@ -243,7 +248,7 @@ private:
     alignas(64) MfPos child_[2 * kWindowSize];
     const u8* base_ = nullptr;
     bool flat_ = false;  ///< the root step's form (see advance())
-    u32 quick_ = 0;      ///< searches since the last slide that ended at the root's step
+    u32 quick_ = 0;      ///< searches since the last slide that ended early (see advance())
 };
 
 }  // namespace flowdeflate::core

@@ -108,8 +108,10 @@ private:
                 // window ~60% of the time, a chain ~40%), so the flat form decides them
                 // without branches, reading the current position where a bucket is empty
                 // (a valid address that cannot count), and takes the plain form only where
-                // the chain's head matches 4 bytes or the chain goes on.  Both count the
-                // searches that end without a walk (choose_flat(), at each slide).
+                // the chain's head matches 4 bytes or the chain goes on.  Each counts the
+                // searches that end early (choose_flat(), at each slide): the plain form
+                // those at an empty bucket, the flat one also those whose head did not
+                // match where the chain ended (so the flat form holds a little longer).
                 if constexpr (kFlat) {
                     const u32 seq4 = load_u32(in_next);
                     const u32 in3 = opaque(u32(node3 > cutoff));
@@ -117,8 +119,10 @@ private:
                     const s32 at3 = pick(0u - in3, node3, s32(cur_pos));
                     const s32 at4 = pick(0u - in4, node4, s32(cur_pos));
                     const MfPos after4 = next_[u16(at4) & (kWindowSize - 1)];
+                    // (depth != 1: the plain walk's `!--depth_remaining` goes on, wrapping
+                    // around at 0 as libdeflate's does.)
                     const u32 walk = in4 & (u32(load_u32(base + at4) == seq4) |
-                                            (u32(after4 > cutoff) & u32(depth_remaining > 1)));
+                                            (u32(after4 > cutoff) & u32(depth_remaining != 1)));
                     if (opaque(walk)) goto plain;
                     ++quick_;
                     const u32 hit3 = in3 & u32(best_len < 3) & u32(load_u24(base + at3) == (seq4 & 0xFFFFFF));
@@ -413,7 +417,7 @@ private:
             const s32 at4 = pick(0u - chain, node4, s32(cur_pos));
             const MfPos after4 = next_[u16(at4) & (kWindowSize - 1)];
             const u32 walk = chain & (u32(load_u32(base + at4) == seq4) |
-                                      (u32(after4 > cutoff) & u32(max_search_depth > 1)));
+                                      (u32(after4 > cutoff) & u32(max_search_depth != 1)));
             if (!opaque(walk)) {
                 const u32 hit3 = in3 & u32(load_u24(base + at3) == (seq4 & 0xFFFFFF));
                 out.node3_valid = in3 != 0;
@@ -522,7 +526,7 @@ private:
     alignas(64) MfPos next_[kWindowSize];
     const u8* base_ = nullptr;
     bool flat_ = false;  ///< longest_match()'s form (see search())
-    u32 quick_ = 0;      ///< its searches since the last slide that ended without a walk
+    u32 quick_ = 0;      ///< its searches since the last slide that ended early (see search())
     // kLog: log3_[pos % kLog3Size] is the head pos's 3-byte bucket had before pos.
     static constexpr u32 kLog3Size = 1024;
     alignas(64) MfPos log3_[kLog3Size];

@@ -43,9 +43,9 @@ inline constexpr MfPos kMfInitVal = MfPos(-s32(kWindowSize));
 [[gnu::always_inline]] inline s32 pick(u32 mask, s32 a, s32 b) { return s32((u32(a) & mask) | (u32(b) & ~mask)); }
 
 /// Chooses a finder's form once per window from @p quick, the searches of the window
-/// just passed that ended without walking a chain or tree past its head (empty bucket,
-/// or a head that could not match): the flat form where they were more than half of
-/// the window's positions.  Both forms find the same matches; only their speed differs.
+/// just passed that ended early (an empty bucket; in the flat form also a head that did
+/// not match where its chain or tree ended): the flat form where they were more than half
+/// of the window's positions.  Both forms find the same matches; only their speed differs.
 [[gnu::always_inline]] inline bool choose_flat(u32 quick) { return quick > kWindowSize / 2; }
 
 /// libdeflate's multiplicative hash.

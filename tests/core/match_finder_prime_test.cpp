@@ -269,7 +269,9 @@ TEST(HcForms, BothSearchFormsFindTheSameMatch) {
             // Mostly a step's first search (min_len - 1: 2 or 3), else a held match (4-6).
             const u32 sel = (r >> 4) % 8;
             const u32 best_len = sel < 6 ? 2 + (sel & 1) : sel - 2 + (r >> 20) % 2;
-            const u32 depth = (r >> 12) % 3 == 0 ? 6 : 24;
+            // The lazy parsers' depths, and 1 and 2, where a chain ends by depth alone.
+            static constexpr u32 kDepths[8] = {24, 24, 24, 6, 6, 1, 2, 24};
+            const u32 depth = kDepths[(r >> 12) % 8];
             if ((r >> 16) % 3 == 0) {  // a step's first search with step masks (the tracks')
                 const u32 min_len = 3 + (r >> 18) % 7;
                 const bool branching = ((r >> 22) & 1) != 0;
