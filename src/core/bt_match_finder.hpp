@@ -9,6 +9,9 @@
 // part of a tree inside the window does not depend on what lies behind it.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
+
 #include "core/match_finder_common.hpp"
 
 namespace flowdeflate::core {
@@ -44,6 +47,24 @@ public:
             base_ += kWindowSize;
             choose_root_step();
         }
+    }
+
+    /// A digest of the tables and the base (tests: the root step's two forms must leave the
+    /// same ones; slots never written count as they are, zero in a value-initialised finder).
+    [[nodiscard]] u64 table_digest() const {
+        u64 d = u64(reinterpret_cast<std::uintptr_t>(base_));
+        const auto mix = [&d](const void* p, std::size_t bytes) {
+            for (std::size_t i = 0; i + 8 <= bytes; i += 8) {
+                u64 w;
+                std::memcpy(&w, static_cast<const u8*>(p) + i, 8);
+                d = (d ^ w) * 0x9E3779B97F4A7C15ull;
+                d ^= d >> 29;
+            }
+        };
+        mix(hash3_, sizeof(hash3_));
+        mix(hash4_, sizeof(hash4_));
+        mix(child_, sizeof(child_));
+        return d;
     }
 
     /// Forces the root step's form (tests: both must find the same; see advance()).

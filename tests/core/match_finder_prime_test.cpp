@@ -119,7 +119,8 @@ TEST_P(BtPrime, PrimedFinderReportsTheSameMatches) {
 // masks where roots are coin tosses) leave the same trees: every later search reports the
 // same matches whichever form ran at each earlier position.  Incompressible stretches
 // (where the finder itself goes flat) beside compressible ones, roots in and out of the
-// window, first bytes that match and that do not, on both sides.
+// window, first bytes that match and that do not, on both sides; and the finders' tables
+// (a digest after every quarter window) are the same.
 TEST_P(BtPrime, BothRootStepFormsFindTheSameMatches) {
     const LevelParams params = LevelParams::for_level(GetParam());
     for (testing::Kind kind : {testing::Kind::random, testing::Kind::text, testing::Kind::binary, testing::Kind::mixed,
@@ -128,30 +129,45 @@ TEST_P(BtPrime, BothRootStepFormsFindTheSameMatches) {
         const testing::Bytes data = testing::generate(kind, 160000, 91 + GetParam());
         const u8* begin = data.data();
         const u8* end = begin + data.size();
+        struct Run {
+            std::vector<Found> found;
+            std::vector<u64> tables;  // the finder's table digest after each piece
+        };
         auto run = [&](const std::function<bool(std::size_t)>& form, bool* went_flat) {
             auto mf = std::make_unique<BtMatchFinder>();
             mf->init(begin);
             u32 h[2] = {0, 0};
             bool flat = false;
-            std::vector<Found> found;
+            Run r;
+            std::vector<Found>& found = r.found;
             // In pieces, to see which form the finder chose by itself.
             for (const u8* p = begin; p < end; p += kWindowSize / 4) {
                 const u8* stop = std::min(end, p + kWindowSize / 4);
                 std::vector<Found> part = run_finder(*mf, begin, p, stop, end, params, h, 0, form);
+                r.tables.push_back(mf->table_digest());
                 flat |= mf->flat_root_step();
                 // Positions inside a long match are skipped by the parser: skipping is
                 // decided within run_finder's piece only; the next piece searches on.
                 found.insert(found.end(), part.begin(), part.end());
             }
             if (went_flat) *went_flat = flat;
-            return found;
+            return r;
         };
         bool went_flat = false;
-        const std::vector<Found> plain = run([](std::size_t) { return false; }, nullptr);
-        const std::vector<Found> flat = run([](std::size_t) { return true; }, nullptr);
+        const Run plain_run = run([](std::size_t) { return false; }, nullptr);
+        const Run flat_run = run([](std::size_t) { return true; }, nullptr);
         std::mt19937 rng(5);
-        const std::vector<Found> mixed = run([&](std::size_t) { return (rng() & 1) != 0; }, nullptr);
-        const std::vector<Found> own = run({}, &went_flat);
+        const Run mixed_run = run([&](std::size_t) { return (rng() & 1) != 0; }, nullptr);
+        const Run own_run = run({}, &went_flat);
+        for (const Run* other : {&flat_run, &mixed_run, &own_run}) {
+            ASSERT_EQ(other->tables.size(), plain_run.tables.size());
+            for (std::size_t i = 0; i < plain_run.tables.size(); ++i)
+                ASSERT_EQ(other->tables[i], plain_run.tables[i]) << "tables after piece " << i;
+        }
+        const std::vector<Found>& plain = plain_run.found;
+        const std::vector<Found>& flat = flat_run.found;
+        const std::vector<Found>& mixed = mixed_run.found;
+        const std::vector<Found>& own = own_run.found;
         if (kind == testing::Kind::random) {
             EXPECT_TRUE(went_flat) << "incompressible input keeps the plain form";
         }
