@@ -138,8 +138,8 @@ private:
         quick_ = 0;
     }
     static u32 slot(s32 node) { return 2 * (u32(node) & (kWindowSize - 1)); }
-    MfPos* left(s32 node) { return &child_[2 * (u32(node) & (kWindowSize - 1)) + 0]; }
-    MfPos* right(s32 node) { return &child_[2 * (u32(node) & (kWindowSize - 1)) + 1]; }
+    MfPos* left(s32 node) { return &child_[slot(node)]; }
+    MfPos* right(s32 node) { return &child_[slot(node) + 1]; }
 
     template <bool kRecord, bool kFlat>
     [[gnu::always_inline]] LzMatch* advance(const u8* in_next, u32 max_len, u32 nice_len, u32 max_search_depth,

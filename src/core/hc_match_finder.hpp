@@ -113,20 +113,11 @@ private:
                 // those at an empty bucket, the flat one also those whose head did not
                 // match where the chain ended (so the flat form holds a little longer).
                 if constexpr (kFlat) {
-                    const u32 seq4 = load_u32(in_next);
-                    const u32 in3 = opaque(u32(node3 > cutoff));
-                    const u32 in4 = opaque(in3 & u32(node4 > cutoff));
-                    const s32 at3 = pick(0u - in3, node3, s32(cur_pos));
-                    const s32 at4 = pick(0u - in4, node4, s32(cur_pos));
-                    const MfPos after4 = next_[u16(at4) & (kWindowSize - 1)];
-                    // (depth != 1: the plain walk's `!--depth_remaining` goes on, wrapping
-                    // around at 0 as libdeflate's does.)
-                    const u32 walk = in4 & (u32(load_u32(base + at4) == seq4) |
-                                            (u32(after4 > cutoff) & u32(depth_remaining != 1)));
-                    if (opaque(walk)) goto plain;
+                    const FlatHead head = flat_head(in_next, cur_pos, node3, node4, false, depth_remaining);
+                    if (head.walk) goto plain;
                     ++quick_;
-                    const u32 hit3 = in3 & u32(best_len < 3) & u32(load_u24(base + at3) == (seq4 & 0xFFFFFF));
-                    best = base + pick(0u - hit3, at3, s32(cur_pos));
+                    const u32 hit3 = head.match3(base) & u32(best_len < 3);
+                    best = base + pick(0u - hit3, head.at3, s32(cur_pos));
                     best_len = u32(pick(0u - hit3, 3, s32(best_len)));
                     goto out;
                 }
@@ -186,7 +177,6 @@ private:
     }
 
 public:
-
     /// Inserts @p count positions from @p in_next without searching (kLog: see
     /// longest_match()).
     template <bool kLog = false>
@@ -390,6 +380,33 @@ private:
         prefetch_write(&hash4_[next_hashes[1]]);
     }
 
+    // The flat forms' first step (search(), search_nodes()), without branches: whether
+    // the 3-byte bucket's head @p node3 is in the window (in3; at3: it, else the current
+    // position, a valid address) and matches 3 bytes (match3()), and whether the chain from
+    // @p node4 needs the plain walk (walk): it is considered where node3 is in the window
+    // or @p chain_without_node3, and walked where its head matches 4 bytes or it goes on
+    // past the head (depth != 1: the plain walk's `!--depth_remaining` goes on, wrapping
+    // around at 0 as libdeflate's does).  match3() is asked only where no walk follows.
+    struct FlatHead {
+        u32 seq4, in3, walk;
+        s32 at3;
+        [[nodiscard]] u32 match3(const u8* base) const {
+            return in3 & u32(load_u24(base + at3) == (seq4 & 0xFFFFFF));
+        }
+    };
+    [[gnu::always_inline]] FlatHead flat_head(const u8* in_next, u32 cur_pos, MfPos node3, MfPos node4,
+                                              bool chain_without_node3, u32 depth) const {
+        const MfPos cutoff = MfPos(s32(cur_pos) - s32(kWindowSize));
+        const u32 seq4 = load_u32(in_next);
+        const u32 in3 = opaque(u32(node3 > cutoff));
+        const u32 chain = opaque(u32(node4 > cutoff) & (in3 | u32(chain_without_node3)));
+        const s32 at3 = pick(0u - in3, node3, s32(cur_pos));
+        const s32 at4 = pick(0u - chain, node4, s32(cur_pos));
+        const MfPos after4 = next_[u16(at4) & (kWindowSize - 1)];
+        const u32 walk = chain & (u32(load_u32(base_ + at4) == seq4) | (u32(after4 > cutoff) & u32(depth != 1)));
+        return {seq4, in3, opaque(walk), at3};
+    }
+
     // search_shared()'s walk from the heads @p node3 and @p node4 of in_next's buckets.
     // kPast (search_past()): a node below @p stale has a link written since; false there.
     // kFlat: the flat form of its first step (see search()): where the chain's head does
@@ -410,20 +427,13 @@ private:
         const MfPos cutoff = MfPos(s32(cur_pos) - s32(kWindowSize));
         if constexpr (kFlat) {
             static_assert(!kPast);
-            const u32 seq4 = load_u32(in_next);
-            const u32 in3 = opaque(u32(node3 > cutoff));
-            const u32 chain = opaque(u32(node4 > cutoff) & (in3 | u32(walk_without_node3)));
-            const s32 at3 = pick(0u - in3, node3, s32(cur_pos));
-            const s32 at4 = pick(0u - chain, node4, s32(cur_pos));
-            const MfPos after4 = next_[u16(at4) & (kWindowSize - 1)];
-            const u32 walk = chain & (u32(load_u32(base + at4) == seq4) |
-                                      (u32(after4 > cutoff) & u32(max_search_depth != 1)));
-            if (!opaque(walk)) {
-                const u32 hit3 = in3 & u32(load_u24(base + at3) == (seq4 & 0xFFFFFF));
-                out.node3_valid = in3 != 0;
-                out.chain_walked = (in3 | u32(walk_without_node3)) != 0;
-                out.match3 = hit3 != 0;
-                out.offset3 = u32(pick(0u - hit3, s32(cur_pos) - at3, 0));
+            const FlatHead head = flat_head(in_next, cur_pos, node3, node4, walk_without_node3, max_search_depth);
+            if (!head.walk) {
+                const u32 match3 = head.match3(base);
+                out.node3_valid = head.in3 != 0;
+                out.chain_walked = (head.in3 | u32(walk_without_node3)) != 0;
+                out.match3 = match3 != 0;
+                out.offset3 = u32(pick(0u - match3, s32(cur_pos) - head.at3, 0));
                 return true;
             }
         }
