@@ -150,7 +150,12 @@ private:
                 node4 = next_[u16(node4) & (kWindowSize - 1)];
                 if (node4 <= cutoff || !--depth_remaining) goto out;
             } else {
-                if (node4 <= cutoff || best_len >= nice_len) goto out;
+                // libdeflate walks the chain here whatever the 3-byte bucket says.  Where
+                // the bucket's head lies outside the window, no position in the window
+                // shares the first 3 bytes (the head is the newest with that hash), so no
+                // chain node can match 4 or more: the walk would only visit 4-byte hash
+                // collisions and find nothing.  It is skipped there.
+                if (node4 <= cutoff || node3 <= cutoff || best_len >= nice_len) goto out;
             }
             for (;;) {
                 for (;;) {
@@ -271,14 +276,14 @@ public:
         /// min_len; what follows a match depends on the match alone.
         template <class Mask>
         [[gnu::always_inline]] u32 step(u32 min_len, u32 far3, u32& offset, Mask&& mask) const {
-            // A chain not walked (no node3): a literal for m = 3, 4, and m >= 5 not known.
-            // Its fields are all zero, so its key is 0, a literal for every m: only the
-            // mask differs.  A select, not an early return: on incompressible input
-            // whether node3 is valid is a coin toss (the flat search, search()).
+            // A chain not walked (no node3) has all fields zero, so its key is 0: a literal
+            // for every m.  That is what the walk would say for m >= 5 too: no position in
+            // the window shares the first 3 bytes (the 3-byte bucket's head is its newest
+            // position with that hash, and it lies outside), so no chain node can match 4.
             const u32 c = chain_len < 9 ? chain_len : 9;
             const u32 key = c * 4 + (node3_valid ? 2 : 0) + (match3 && offset3 <= far3 ? 1 : 0);
             const u32 e = hc_detail::kStepTable[min_len - kMinMatchLen][key];
-            mask(e & (chain_walked ? kAllMinLens : 0b11u));
+            mask(e);
             // Selects, not a switch: a jump table cost the search 3% (mispredicted).
             const u32 kind = e >> 8;
             offset = kind == hc_detail::kThree ? offset3 : chain_offset;
@@ -331,13 +336,12 @@ public:
     }
 
     /// longest_match() for every best_len at once (see SharedMatch): searches @p in_next
-    /// and inserts it, exactly as longest_match() does.  Like longest_match() for a
-    /// best_len below 4, it gives up where node3 is not valid unless @p min_len >= 5 or
-    /// the parse branches (kLog; walking the chain there cost the search 4%: 4-byte hash
-    /// collisions); the result then only says that min_len 3 and 4 make a literal
-    /// (SharedMatch::chain_walked).
+    /// and inserts it, exactly as longest_match() does.  Like longest_match(), it gives up
+    /// where node3 is not valid (SharedMatch::chain_walked false): a literal for every
+    /// min_len.  (It used to walk the chain there for a min_len of 5 or more, as libdeflate
+    /// does, and for a branching parse: 4% of the search, for 4-byte hash collisions only.)
     template <bool kLog = false>
-    [[gnu::always_inline]] void longest_match_shared(const u8* in_next, u32 min_len, u32 max_len, u32 nice_len,
+    [[gnu::always_inline]] void longest_match_shared(const u8* in_next, u32 max_len, u32 nice_len,
                                                      u32 max_search_depth, u32 next_hashes[2], SharedMatch& out) {
         out = SharedMatch{};
         u32 cur_pos = u32(in_next - base_);
@@ -349,15 +353,15 @@ public:
             return;
         MfPos node3, node4;
         insert_searched<kLog>(in_next, cur_pos, next_hashes, node3, node4);
-        // A parse with branches (kLog) walks the chain whatever node3 says: a branch for a
-        // min_len of 5 or more then takes its first step from this search, instead of
-        // walking the same chain again later (search_past()).
+        // Without node3 the chain is not walked, for any min_len (search() says why: it
+        // could only find collisions); the step is then a literal for every min_len, so
+        // no branch begins there either.
         if (flat_)
-            search_nodes<false, true>(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth,
-                                      kLog || min_len >= 5, 0, out);
+            search_nodes<false, true>(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth, false, 0,
+                                      out);
         else
-            search_nodes<false, false>(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth,
-                                       kLog || min_len >= 5, 0, out);
+            search_nodes<false, false>(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth, false, 0,
+                                       out);
         quick_ += out.chain_len == 0;
     }
 

@@ -250,7 +250,7 @@ public:
                                             u32 next_hashes[2], u32& offset, Out& out) {
         if constexpr (kWantsStepMask<Out>) {
             HcMatchFinder::SharedMatch found;
-            mf_.template longest_match_shared<kBranches<Out>>(in_next, min_len, max_len, nice_len, max_search_depth_, next_hashes, found);
+            mf_.template longest_match_shared<kBranches<Out>>(in_next, max_len, nice_len, max_search_depth_, next_hashes, found);
             return found.step(min_len, kFar3, offset, [&](u32 mask) { out.step_mask(mask, found); });
         } else {
             return mf_.template longest_match<kBranches<Out>>(in_next, min_len - 1, max_len, nice_len, max_search_depth_,

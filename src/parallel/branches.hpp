@@ -17,6 +17,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <vector>
 
 #include "core/block_split.hpp"
@@ -69,7 +70,8 @@ public:
 
     /// The track's step at @p at has @p mask and found @p found there: those of the idle
     /// min_lens it leaves out branch off there, taking their first step from the same
-    /// search where it says enough (it walked the chain, or min_len <= 4 needs no walk).
+    /// search.  (A search that did not walk the chain, for want of a 3-byte candidate, is
+    /// a literal for every min_len, so its mask leaves none out and nothing branches.)
     void branch(const u8* at, u32 mask, const HcMatchFinder::SharedMatch& found) {
         if (at <= in_begin_ || at >= last_) return;
         for (std::size_t i = 0; i < n_; ++i) {
@@ -85,7 +87,8 @@ public:
             br.done = 0;
             track_->branches.push_back(Track::Branch{u32(at - track_->begin), u32(at - track_->begin), 0, 0, br.min_len});
             br.record = track_->branches.size() - 1;
-            if (found.chain_walked || br.min_len < 5) take(br, at, found);
+            assert(found.chain_walked);
+            take(br, at, found);
         }
     }
 
