@@ -113,7 +113,7 @@ private:
                 // those at an empty bucket, the flat one also those whose head did not
                 // match where the chain ended (so the flat form holds a little longer).
                 if constexpr (kFlat) {
-                    const FlatHead head = flat_head(in_next, cur_pos, node3, node4, false, depth_remaining);
+                    const FlatHead head = flat_head(in_next, cur_pos, node3, node4, depth_remaining);
                     if (head.walk) goto plain;
                     ++quick_;
                     const u32 hit3 = head.match3(base) & u32(best_len < 3);
@@ -244,7 +244,6 @@ public:
         u32 offset3 = 0;
         u32 chain_len = 0;         ///< longest match of >= 4 bytes on the chain (first found), or 0
         u32 chain_offset = 0;
-        bool chain_walked = true;  ///< false: no node3, and the chain was not walked
 
         /// longest_match()'s length (and @p offset) for a search started at @p best_len.
         [[nodiscard]] u32 result(u32 best_len, u32& offset) const {
@@ -276,10 +275,11 @@ public:
         /// min_len; what follows a match depends on the match alone.
         template <class Mask>
         [[gnu::always_inline]] u32 step(u32 min_len, u32 far3, u32& offset, Mask&& mask) const {
-            // A chain not walked (no node3) has all fields zero, so its key is 0: a literal
-            // for every m.  That is what the walk would say for m >= 5 too: no position in
-            // the window shares the first 3 bytes (the 3-byte bucket's head is its newest
-            // position with that hash, and it lies outside), so no chain node can match 4.
+            // Without node3 the chain is not walked and all fields are zero, so the key is
+            // 0: a literal for every m.  That is what the walk would say for m >= 5 too: no
+            // position in the window shares the first 3 bytes (the 3-byte bucket's head is
+            // its newest position with that hash, and it lies outside), so no chain node
+            // can match 4.
             const u32 c = chain_len < 9 ? chain_len : 9;
             const u32 key = c * 4 + (node3_valid ? 2 : 0) + (match3 && offset3 <= far3 ? 1 : 0);
             const u32 e = hc_detail::kStepTable[min_len - kMinMatchLen][key];
@@ -306,7 +306,7 @@ public:
         out = SharedMatch{};
         if (max_len < 5) return;
         search_nodes<false>(in_next, u32(in_next - base_), hash3_[hashes[0]], hash4_[hashes[1]], max_len, nice_len,
-                            max_search_depth, true, 0, out);
+                            max_search_depth, 0, out);
     }
 
     /// search_shared() at @p p as it would have gone when the finder held exactly the
@@ -332,13 +332,12 @@ public:
         MfPos node4 = hash4_[h[1]];
         while (node4 >= cur) node4 = next_[u16(node4) & (kWindowSize - 1)];
         const s32 stale = s32(now - base_) - s32(kWindowSize);
-        return search_nodes<true>(p, u32(cur), node3, node4, max_len, nice_len, max_search_depth, true, stale, out);
+        return search_nodes<true>(p, u32(cur), node3, node4, max_len, nice_len, max_search_depth, stale, out);
     }
 
     /// longest_match() for every best_len at once (see SharedMatch): searches @p in_next
     /// and inserts it, exactly as longest_match() does.  Like longest_match(), it gives up
-    /// where node3 is not valid (SharedMatch::chain_walked false): a literal for every
-    /// min_len.  (It used to walk the chain there for a min_len of 5 or more, as libdeflate
+    /// where node3 is not valid (!SharedMatch::node3_valid): a literal for every min_len.  (It used to walk the chain there for a min_len of 5 or more, as libdeflate
     /// does, and for a branching parse: 4% of the search, for 4-byte hash collisions only.)
     template <bool kLog = false>
     [[gnu::always_inline]] void longest_match_shared(const u8* in_next, u32 max_len, u32 nice_len,
@@ -357,11 +356,9 @@ public:
         // could only find collisions); the step is then a literal for every min_len, so
         // no branch begins there either.
         if (flat_)
-            search_nodes<false, true>(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth, false, 0,
-                                      out);
+            search_nodes<false, true>(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth, 0, out);
         else
-            search_nodes<false, false>(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth, false, 0,
-                                       out);
+            search_nodes<false, false>(in_next, cur_pos, node3, node4, max_len, nice_len, max_search_depth, 0, out);
         quick_ += out.chain_len == 0;
     }
 
@@ -387,10 +384,11 @@ private:
     // The flat forms' first step (search(), search_nodes()), without branches: whether
     // the 3-byte bucket's head @p node3 is in the window (in3; at3: it, else the current
     // position, a valid address) and matches 3 bytes (match3()), and whether the chain from
-    // @p node4 needs the plain walk (walk): it is considered where node3 is in the window
-    // or @p chain_without_node3, and walked where its head matches 4 bytes or it goes on
-    // past the head (depth != 1: the plain walk's `!--depth_remaining` goes on, wrapping
-    // around at 0 as libdeflate's does).  match3() is asked only where no walk follows.
+    // @p node4 needs the plain walk (walk): it is considered only where node3 is in the
+    // window (without it no node can match 4 bytes), and walked where its head matches 4
+    // bytes or it goes on past the head (depth != 1: the plain walk's `!--depth_remaining`
+    // goes on, wrapping around at 0 as libdeflate's does).  match3() is asked only where no
+    // walk follows.
     struct FlatHead {
         u32 seq4, in3, walk;
         s32 at3;
@@ -399,11 +397,11 @@ private:
         }
     };
     [[gnu::always_inline]] FlatHead flat_head(const u8* in_next, u32 cur_pos, MfPos node3, MfPos node4,
-                                              bool chain_without_node3, u32 depth) const {
+                                              u32 depth) const {
         const MfPos cutoff = MfPos(s32(cur_pos) - s32(kWindowSize));
         const u32 seq4 = load_u32(in_next);
         const u32 in3 = opaque(u32(node3 > cutoff));
-        const u32 chain = opaque(u32(node4 > cutoff) & (in3 | u32(chain_without_node3)));
+        const u32 chain = opaque(u32(node4 > cutoff) & in3);
         const s32 at3 = pick(0u - in3, node3, s32(cur_pos));
         const s32 at4 = pick(0u - chain, node4, s32(cur_pos));
         const MfPos after4 = next_[u16(at4) & (kWindowSize - 1)];
@@ -417,7 +415,7 @@ private:
     // not match 4 bytes and the chain ends there, the result without branches.
     template <bool kPast, bool kFlat = false>
     [[gnu::always_inline]] bool search_nodes(const u8* in_next, u32 cur_pos, MfPos node3, MfPos node4, u32 max_len,
-                                             u32 nice_len, u32 max_search_depth, bool walk_without_node3, s32 stale,
+                                             u32 nice_len, u32 max_search_depth, s32 stale,
                                              SharedMatch& out) const {
         // The next node on the chain after node4, unless its link is stale.
 #define FD_NEXT_NODE(fail)                                                     \
@@ -431,23 +429,18 @@ private:
         const MfPos cutoff = MfPos(s32(cur_pos) - s32(kWindowSize));
         if constexpr (kFlat) {
             static_assert(!kPast);
-            const FlatHead head = flat_head(in_next, cur_pos, node3, node4, walk_without_node3, max_search_depth);
+            const FlatHead head = flat_head(in_next, cur_pos, node3, node4, max_search_depth);
             if (!head.walk) {
                 const u32 match3 = head.match3(base);
                 out.node3_valid = head.in3 != 0;
-                out.chain_walked = (head.in3 | u32(walk_without_node3)) != 0;
                 out.match3 = match3 != 0;
                 out.offset3 = u32(pick(0u - match3, s32(cur_pos) - head.at3, 0));
                 return true;
             }
         }
         out.node3_valid = node3 > cutoff;
-        if (!out.node3_valid) {
-            if (!walk_without_node3) {
-                out.chain_walked = false;
-                return true;
-            }
-        } else if (load_u24(base + node3) == (load_u32(in_next) & 0xFFFFFF)) {
+        if (!out.node3_valid) return true;  // no node can match 4 bytes (see search())
+        if (load_u24(base + node3) == (load_u32(in_next) & 0xFFFFFF)) {
             out.match3 = true;
             out.offset3 = u32(in_next - (base + node3));
         }

@@ -70,8 +70,8 @@ public:
 
     /// The track's step at @p at has @p mask and found @p found there: those of the idle
     /// min_lens it leaves out branch off there, taking their first step from the same
-    /// search.  (A search that did not walk the chain, for want of a 3-byte candidate, is
-    /// a literal for every min_len, so its mask leaves none out and nothing branches.)
+    /// search.  (A search without a 3-byte candidate, node3, is a literal for every
+    /// min_len, so its mask leaves none out and nothing branches.)
     void branch(const u8* at, u32 mask, const HcMatchFinder::SharedMatch& found) {
         if (at <= in_begin_ || at >= last_) return;
         for (std::size_t i = 0; i < n_; ++i) {
@@ -87,7 +87,7 @@ public:
             br.done = 0;
             track_->branches.push_back(Track::Branch{u32(at - track_->begin), u32(at - track_->begin), 0, 0, br.min_len});
             br.record = track_->branches.size() - 1;
-            assert(found.chain_walked);
+            assert(found.node3_valid);
             take(br, at, found);
         }
     }

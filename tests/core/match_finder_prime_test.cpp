@@ -317,14 +317,13 @@ TEST(HcForms, BothSearchFormsFindTheSameMatch) {
                     ASSERT_EQ(b.offset3, a.offset3) << "form " << i << " at " << (q - begin);
                     ASSERT_EQ(b.chain_len, a.chain_len) << "form " << i << " at " << (q - begin);
                     ASSERT_EQ(b.chain_offset, a.chain_offset) << "form " << i << " at " << (q - begin);
-                    ASSERT_EQ(b.chain_walked, a.chain_walked) << "form " << i << " at " << (q - begin);
                 }
-                // Where the chain was not walked (no position with the 3-byte hash in the
-                // window), no position in the window shares the first 3 bytes, so the walk
+                // Where the search found no node3 (no position with the 3-byte hash in the
+                // window) and walked no chain, no position in the window shares the first 3 bytes, so the walk
                 // that longest_match() makes for best_len >= 4 could find nothing either
                 // (SharedMatch::step() says a literal for every min_len there).  Checked by
                 // brute force at the first few hundred such positions of each kind.
-                if (!found[kPlain].chain_walked && unwalked_checked < 300) {
+                if (!found[kPlain].node3_valid && unwalked_checked < 300) {
                     ++unwalked_checked;
                     const u8* const from = q - std::min<std::ptrdiff_t>(q - begin, kWindowSize - 1);
                     for (const u8* c = from; c < q; ++c)
@@ -345,7 +344,7 @@ TEST(HcForms, BothSearchFormsFindTheSameMatch) {
                             ASSERT_EQ(offset, want_offset) << "min_len " << m << " at " << (q - begin);
                         }
                         ASSERT_TRUE(mask & (1u << (m - 3))) << "min_len " << m << " at " << (q - begin);
-                        if (!found[kPlain].chain_walked) {
+                        if (!found[kPlain].node3_valid) {
                             EXPECT_EQ(mask, HcMatchFinder::kAllMinLens) << "at " << (q - begin);
                         }
                     }
