@@ -19,7 +19,7 @@ std::unique_ptr<PoolEntry> CompressorPool::take(int level) {
 }
 
 void CompressorPool::give(std::unique_ptr<PoolEntry> e) {
-    if (e->scratch.capacity() > kMaxKeptScratch) e->scratch = {};
+    if (e->scratch.size() > kMaxKeptScratch) e->scratch = {};
     const auto level = std::size_t(e->compressor->level());
     idle_.give(level, std::move(e));
 }
@@ -29,10 +29,10 @@ CompressorPool::Lease::Lease(CompressorPool& pool, int level) : pool_(pool), ent
 CompressorPool::Lease::~Lease() { pool_.give(std::move(entry_)); }
 
 std::span<core::u8> CompressorPool::Lease::scratch(std::size_t size) {
-    // resize() value-initialises only the bytes past the old size: a reused buffer is not
-    // zeroed again.
-    if (entry_->scratch.size() < size) entry_->scratch.resize(size);
-    return std::span(entry_->scratch).first(size);
+    // A bigger one replaces it: its contents need not survive, and it is not zeroed (a
+    // zeroed megabyte faulted in 256 pages a small file's output never reaches).
+    if (entry_->scratch.size() < size) entry_->scratch = io::RawBuffer(size);
+    return entry_->scratch.span().first(size);
 }
 
 }  // namespace flowdeflate::api

@@ -14,6 +14,7 @@
 
 #include "core/deflate_compressor.hpp"
 #include "flowdeflate/core.hpp"
+#include "io/raw_buffer.hpp"
 #include "parallel/idle_pool.hpp"
 
 namespace flowdeflate::api {
@@ -21,7 +22,7 @@ namespace flowdeflate::api {
 /// A compressor and its scratch buffer, as the pool keeps them.
 struct PoolEntry {
     std::unique_ptr<core::DeflateCompressor> compressor;
-    std::vector<core::u8> scratch;
+    io::RawBuffer scratch;  ///< never zeroed: only the pages the output reaches are touched
 };
 
 class CompressorPool {

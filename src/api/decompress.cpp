@@ -17,6 +17,7 @@
 #include "inflate/stream_inflater.hpp"
 #include "io/fd.hpp"
 #include "io/fd_io.hpp"
+#include "io/raw_buffer.hpp"
 #include "io/fd_sink.hpp"
 #include "io/file_output.hpp"
 
@@ -31,8 +32,17 @@ constexpr int kDefaultThreads = 8;
 
 // Reads @p fd to its end in pieces, feeding @p inflater.
 void feed_fd(inflate::StreamInflater& inflater, int fd, const std::string& name, const Sink& sink) {
-    std::vector<std::uint8_t> buf(std::size_t(1) << 20);
-    if (!io::read_pieces(fd, buf, [&](std::span<const std::uint8_t> piece) { inflater.feed(piece, sink); }))
+    // A megabyte at a time, or what a smaller regular file holds (and a byte to see its end
+    // without another read): a megabyte per small file, allocated and given back each call,
+    // made the allocator return and fault in its pages every time.
+    std::size_t size = std::size_t(1) << 20;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        const off_t at = ::lseek(fd, 0, SEEK_CUR);
+        if (at >= 0 && st.st_size >= at) size = std::clamp<std::size_t>(std::size_t(st.st_size - at) + 1, 4096, size);
+    }
+    const io::RawBuffer buf(size);
+    if (!io::read_pieces(fd, buf.span(), [&](std::span<const std::uint8_t> piece) { inflater.feed(piece, sink); }))
         throw Error("Error reading from " + name + ": " + std::strerror(errno));
     inflater.finish(sink);
 }
@@ -56,11 +66,16 @@ Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Fo
     // 0: all cores, at most kDefaultThreads: past a few workers the main line (replay, CRC-32,
     // writing) is the bound, and each worker's live region costs memory (docs/DESIGN.md,
     // "Decompression").
-    if (threads == 0) threads = std::min(tbb::info::default_concurrency(), kDefaultThreads);
+    // (Asked only for a file the parallel decoder would take: the first question starts
+    // oneTBB, which probes for libraries and costs a small file ~1 ms.)
+    const auto parallel = [&] {
+        if (threads == 0) threads = std::min(tbb::info::default_concurrency(), kDefaultThreads);
+        return threads > 1;
+    };
     struct stat st {};
-    if (threads > 1 && format == Format::gzip && ::fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (threads != 1 && format == Format::gzip && ::fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode)) {
         const off_t at = ::lseek(in_fd, 0, SEEK_CUR);
-        if (at >= 0 && st.st_size - at >= kParallelMinBytes) {
+        if (at >= 0 && st.st_size - at >= kParallelMinBytes && parallel()) {
             void* map = ::mmap(nullptr, std::size_t(st.st_size), PROT_READ, MAP_PRIVATE, in_fd, 0);
             if (map != MAP_FAILED) {
                 struct Unmap {

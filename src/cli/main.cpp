@@ -38,6 +38,7 @@
 #include "flowdeflate/compress.hpp"
 #include "flowdeflate/stats.hpp"
 #include "io/fd_io.hpp"
+#include "io/raw_buffer.hpp"
 #include "io/fd_sink.hpp"
 #include "io/file_output.hpp"
 
@@ -492,7 +493,11 @@ class ReadError : public Error {
 /// output, as GNU gzip does.
 Status decompress_stream(const Options& o, int in_fd, const std::string& name, int out_fd, const std::string& out_name,
                          std::uint64_t& in_total, std::uint64_t& out_total) {
-    std::vector<std::uint8_t> buf(std::size_t(1) << 20);
+    // One buffer for every file of the command: a fresh megabyte per file went back to the
+    // system and was faulted in again each time (200 small files took 70 times libdeflate's
+    // gzip; docs/PERFORMANCE.md, "Small files").
+    static const io::RawBuffer read_buffer(std::size_t(1) << 20);
+    const std::span<std::uint8_t> buf = read_buffer.span();
     const auto read_error = [&] { return ReadError("Error reading from " + name + ": " + errno_text()); };
     try {
         // A regular file is looked at without reading it (pread): it may go to the parallel
@@ -500,7 +505,7 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& name, i
         struct stat st {};
         const bool regular = ::fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode);
         const off_t at = regular ? ::lseek(in_fd, 0, SEEK_CUR) : -1;
-        const std::span<std::uint8_t> peek = std::span(buf).first(kGzipMinSize);
+        const std::span<std::uint8_t> peek = buf.first(kGzipMinSize);
         const ssize_t head = at >= 0 ? ::pread(in_fd, peek.data(), peek.size(), at) : io::read_full(in_fd, peek);
         if (head < 0) throw read_error();
         const std::span<const std::uint8_t> first(buf.data(), std::size_t(head));

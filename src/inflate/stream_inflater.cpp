@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "inflate/gzip_header.hpp"
+#include "io/raw_buffer.hpp"
 
 namespace flowdeflate::inflate {
 namespace {
@@ -26,8 +27,10 @@ struct StreamInflater::State {
     Phase phase = Phase::header;
     GzipHeaderParser gzip;
     int zlib_first = -1;  // the zlib header's first byte, once seen
-    inflate_state isal{};
-    std::vector<std::uint8_t> out = std::vector<std::uint8_t>(kOutputPiece);
+    // Neither is zeroed (isal_inflate_init() sets what ISA-L reads; the output piece is
+    // written before it is read): ~100 pages a small file would fault in for nothing.
+    inflate_state isal;
+    io::RawBuffer out{kOutputPiece};
     std::vector<std::uint8_t> pending;  // bytes read past a stream's end from an earlier piece
 };
 

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -451,6 +452,50 @@ TEST(Files, CompressAndDecompressFilesInEveryFormat) {
     write_file(dir.path / "bad.gz", Bytes(100, 0x1f));
     EXPECT_THROW(decompress_file(dir.path / "bad.gz", dir.path / "bad"), Error);
     EXPECT_FALSE(std::filesystem::exists(dir.path / "bad")) << "no partial output";
+}
+
+// Descriptors are read from where they stand, by every path: a regular file that fits one
+// chunk is read whole and compressed on the calling thread (compress_fd()), a larger one
+// goes through the graph; one with less than the parallel decoder's minimum is read with a
+// buffer of its size (decompress_fd()).  Sizes on both sides of the chunk, and at the end
+// of the file.
+TEST(Files, DescriptorsAreReadFromTheirOffsetOnEveryPath) {
+    TempDir dir;
+    const Bytes head(1000, 'h');
+    for (const std::size_t size : {std::size_t(0), std::size_t(1), std::size_t(70'000), std::size_t(1) << 16,
+                                   (std::size_t(1) << 16) + 1, std::size_t(200'000)}) {
+        const Bytes data = testing::generate(Kind::text, size, 11);
+        Bytes file = head;
+        file.insert(file.end(), data.begin(), data.end());
+        write_file(dir.path / "in", file);
+        const Options o = parallel_options(6, Format::gzip, 64 * 1024);
+        {
+            const int in = ::open((dir.path / "in").c_str(), O_RDONLY | O_CLOEXEC);
+            const int out = ::open((dir.path / "out.gz").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+            ASSERT_GE(in, 0);
+            ASSERT_GE(out, 0);
+            ASSERT_EQ(::lseek(in, off_t(head.size()), SEEK_SET), off_t(head.size()));
+            const Result r = compress_fd(in, "in", out, "out.gz", o);
+            ::close(in);
+            ::close(out);
+            EXPECT_EQ(r.in_bytes, data.size()) << size;
+            EXPECT_EQ(read_file(dir.path / "out.gz"), ref(data, 6, Format::gzip)) << size;
+        }
+        Bytes gz = head;
+        const Bytes member = ref(data, 6, Format::gzip);
+        gz.insert(gz.end(), member.begin(), member.end());
+        write_file(dir.path / "at.gz", gz);
+        for (const int threads : {1, 2}) {
+            const int in = ::open((dir.path / "at.gz").c_str(), O_RDONLY | O_CLOEXEC);
+            ASSERT_GE(in, 0);
+            ASSERT_EQ(::lseek(in, off_t(head.size()), SEEK_SET), off_t(head.size()));
+            Bytes back;
+            const Result r = decompress_fd(in, "at.gz", iterator_sink(std::back_inserter(back)), Format::gzip, threads);
+            ::close(in);
+            EXPECT_EQ(r.in_bytes, member.size()) << size;
+            EXPECT_EQ(back, data) << size << " " << threads;
+        }
+    }
 }
 
 TEST(Decompress, MembersCorruptionAndTrailingData) {

@@ -74,10 +74,11 @@ TEST_F(Cli, ShortAndInterruptedIoStillGiveTheReferenceBytes) {
 }
 
 // No threads can be made: a clear error and exit 1, no crash, no hang, nothing left behind.
+// (The input is larger than a chunk: a smaller file makes no thread, as the next test shows.)
 TEST_F(Cli, ThreadCreationFailureIsAnErrorNotACrash) {
     const char* lib = std::getenv("FLOWDEFLATE_FAULT_LIB");
     if (!lib || !*lib) GTEST_SKIP() << "FLOWDEFLATE_FAULT_LIB is not set";
-    write("in.txt", text(500'000, 32));
+    write("in.txt", text(1'500'000, 32));
     RunOptions o;
     o.env = {std::string("LD_PRELOAD=") + lib, "FLOWDEFLATE_FAULTS=nothread"};
     for (const std::vector<std::string>& args :
@@ -87,6 +88,42 @@ TEST_F(Cli, ThreadCreationFailureIsAnErrorNotACrash) {
         EXPECT_FALSE(r.err.empty());
         EXPECT_LISTING({"in.txt"});
     }
+}
+
+// A regular file that fits one chunk (1 MiB; 512 KiB at levels 10-12) is compressed on the
+// main thread, with no arena and no I/O threads: where no thread can be made it still gets
+// the reference's bytes, from a path, from standard input redirected from the file, and as
+// several files in one command.  (A pipe does not: its size is not known before it ends.)
+TEST_F(Cli, SmallFilesAreCompressedWithoutThreads) {
+    const char* lib = std::getenv("FLOWDEFLATE_FAULT_LIB");
+    if (!lib || !*lib) GTEST_SKIP() << "FLOWDEFLATE_FAULT_LIB is not set";
+    REQUIRE_REFERENCE();
+    RunOptions o;
+    o.env = {std::string("LD_PRELOAD=") + lib, "FLOWDEFLATE_FAULTS=nothread"};
+    const std::string small = text(1u << 19, 34), chunk = text(1u << 20, 35);
+    write("small.txt", small);
+    write("chunk.txt", chunk);
+    for (int level : {1, 6, 9, 12}) {
+        const std::string want = reference_compress(small, level);
+        const Result r = fd({level_option(level), "-p2", "-c", "small.txt"}, o);
+        EXPECT_STATUS(r, 0) << level;
+        EXPECT_TRUE(same_bytes(r.out, want)) << level;
+        RunOptions redirected = o;
+        redirected.in = Stdin::file;
+        redirected.in_file = path("small.txt");
+        const Result from_stdin = fd({level_option(level), "-c"}, redirected);
+        EXPECT_STATUS(from_stdin, 0) << level;
+        EXPECT_TRUE(same_bytes(from_stdin.out, want)) << level << " stdin";
+    }
+    const Result whole_chunk = fd({"-6", "-c", "chunk.txt"}, o);
+    EXPECT_STATUS(whole_chunk, 0);
+    EXPECT_TRUE(same_bytes(whole_chunk.out, reference_compress(chunk, 6)));
+    EXPECT_STATUS(fd({"-6", "-k", "small.txt", "chunk.txt"}, o), 0);
+    EXPECT_TRUE(same_bytes(read("small.txt.gz"), reference_compress(small, 6)));
+    EXPECT_TRUE(same_bytes(read("chunk.txt.gz"), reference_compress(chunk, 6)));
+    // One byte past the chunk goes to the graph, which needs its threads.
+    write("more.txt", chunk + "x");
+    EXPECT_STATUS(fd({"-6", "-c", "more.txt"}, o), 1);
 }
 
 // A gzip file decoded on several threads is mapped.  If another process truncates it
