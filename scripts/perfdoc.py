@@ -39,6 +39,19 @@ REF = os.path.join(ROOT, "build", "reference", "libdeflate-gzip")
 CORPUS = os.environ.get("FLOWDEFLATE_CORPUS", os.path.join(ROOT, "build", "corpus"))
 
 
+def reference_direct():
+    """The reference's binary and the library directory it needs, from the wrapper
+    scripts/setup writes (REF: `LD_LIBRARY_PATH=DIR exec BINARY "$@"`), or (REF, None) when
+    REF is the binary itself.  Where milliseconds count, the wrapper's own shell would be
+    most of the reference's time."""
+    try:
+        text = open(REF).read()
+    except (OSError, UnicodeDecodeError):
+        return REF, None
+    m = re.search(r'LD_LIBRARY_PATH="([^"]+)" exec "([^"]+)"', text)
+    return (m.group(2), m.group(1)) if m else (REF, None)
+
+
 def sh(cmd):
     return subprocess.run(cmd, shell=True, capture_output=True, text=True)
 
@@ -59,10 +72,11 @@ def identical(a_cmd, b_cmd, tmp):
     return sh(f"cmp -s {a} {b}").returncode == 0
 
 
-def hyperfine(cmds, runs, tmp, reverse=False, warmup=1):
+def hyperfine(cmds, runs, tmp, reverse=False, warmup=1, env=None):
     """Times the named shell commands (a dict name -> command) with hyperfine in one run:
     fresh processes, `warmup` warm-ups, `runs` measured runs each, in the dict's order or
-    reversed.  Returns name -> hyperfine's result (median, min, max, times...)."""
+    reversed; `env`: variables added to the environment of all of them.  Returns name ->
+    hyperfine's result (median, min, max, times...)."""
     keys = list(cmds)
     if reverse:
         keys.reverse()
@@ -70,7 +84,7 @@ def hyperfine(cmds, runs, tmp, reverse=False, warmup=1):
     hf = ["hyperfine", "-N", "-w", str(warmup), "-r", str(runs), "--export-json", out]
     for k in keys:
         hf += [f"--command-name={k}", cmds[k]]  # (a name may start with "-")
-    r = subprocess.run(hf, capture_output=True, text=True)
+    r = subprocess.run(hf, capture_output=True, text=True, env=dict(os.environ, **env) if env else None)
     if r.returncode:
         raise RuntimeError(f"hyperfine failed: {r.stderr[-2000:]}")
     return {x["command"]: x for x in json.load(open(out))["results"]}
