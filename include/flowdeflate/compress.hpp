@@ -61,10 +61,13 @@ Result compress(std::span<const std::uint8_t> in, const Sink& sink, const Option
 Result compress_file(const std::filesystem::path& in, const std::filesystem::path& out, const Options& options = {});
 
 /// Compresses everything readable from the file descriptor @p in_fd (a file, a pipe) into
-/// @p out_fd; messages name them @p in_name and @p out_name.  Neither is closed.  Without
-/// Options::arena the call reads and writes on two I/O threads of its own, so a blocked
-/// read or write never holds a worker; with one, the calling thread reads and the arena
-/// compresses and writes.  Memory is bounded by the window, not by the input.  @p stats,
+/// @p out_fd; messages name them @p in_name and @p out_name.  Neither is closed; both are
+/// read and written from where they stand.  A regular file that fits one chunk
+/// (Options::chunk()) is read whole and compressed on the calling thread, as the one-shot
+/// calls do (no thread, no arena).  Otherwise, without Options::arena the call reads and
+/// writes on two I/O threads of its own, so a blocked read or write never holds a worker;
+/// with one, the calling thread reads and the arena compresses and writes.  Memory is
+/// bounded by the window, not by the input.  @p stats,
 /// when given, receives the parallel graph's counters (its `parallel` stays false when
 /// the parallel graph did not run on I/O threads).
 Result compress_fd(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
