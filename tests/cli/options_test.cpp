@@ -241,6 +241,10 @@ TEST_F(Cli, StatsWriteALinePerFileOnEveryPath) {
         EXPECT_EQ(std::count(json.begin(), json.end(), '\n'), 1) << flags.front() << ": " << json;
         EXPECT_NE(json.find("\"in_bytes\":1100000"), std::string::npos) << flags.front() << ": " << json;
         EXPECT_NE(json.find(word), std::string::npos) << flags.front() << ": " << json;
+        // The process's CPU time for the file (the scaling model's non-node part): some.
+        const std::size_t cpu = json.find("\"process_cpu_ns\":");
+        ASSERT_NE(cpu, std::string::npos) << json;
+        EXPECT_GT(std::stoull(json.substr(cpu + 17)), 0u) << json;
     }
 }
 
