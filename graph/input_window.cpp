@@ -246,6 +246,16 @@ bool InputWindow::reader_should_run() const {
 void InputWindow::read_loop() {
     try {
         std::size_t end = 0;
+        if (const std::span<const std::uint8_t> prefix = options_.prefix; !prefix.empty()) {
+            if (seekable_) throw InputError(name_ + ": bytes read ahead of a regular file");  // (a caller's bug)
+            if (prefix.size() > reserved_) throw InputError(name_ + ": input is larger than its window's range");
+            commit(prefix.size());
+            std::memcpy(base_, prefix.data(), prefix.size());
+            end = prefix.size();
+            std::lock_guard lock(mutex_);
+            read_end_ = end;
+            data_cv_.notify_all();
+        }
         for (;;) {
             {
                 std::unique_lock lock(mutex_);

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <deque>
 #include <mutex>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -48,6 +49,10 @@ struct WindowOptions {
     std::size_t read_chunk = 1u << 20;   ///< bytes per read call
     std::size_t release_step = 2u << 20; ///< commit and release in slots this large (a power of 2)
     std::size_t pipe_reserve = std::size_t(1) << 40;  ///< address range for unknown sizes
+    /// Bytes the caller already read from a pipe (the fd's first bytes): the window takes
+    /// them before it reads on.  Not owned; they must outlive the window.  Not for a regular
+    /// file (it is read at its own offsets).
+    std::span<const std::uint8_t> prefix{};
 };
 
 class InputWindow final : public core::InputStream {

@@ -459,26 +459,36 @@ std::uint64_t StreamCompressor::out_bytes() const noexcept { return impl_->user.
 
 namespace {
 
-// A regular file that fits one chunk runs the direct call too (see "one-shot" above): read
-// whole into memory, compressed on this thread, written in one go.  The graph's arena, its
-// reader and writer threads and their windows cost a process ~6 ms and every further file
-// ~0.8 ms, ten times libdeflate's gzip on a small file (docs/PERFORMANCE.md, "Small
-// files").  nullopt: not such a file, and nothing was read (the file may have grown since
-// fstat(): then the read goes back to where it began).
-std::optional<Result> compress_small_file(int in_fd, const std::string& in_name, int out_fd,
-                                          const std::string& out_name, const graph::PipelineOptions& po) {
+// An input that fits one chunk runs the direct call too (see "one-shot" above): read whole
+// into memory, compressed on this thread, written in one go.  The graph's arena, its reader
+// and writer threads and their windows cost a process ~6 ms and every further file ~0.8 ms,
+// ten times libdeflate's gzip on a small file (docs/PERFORMANCE.md, "Small files").
+//   - A regular file is tried when fstat() says it fits; one that grew past the chunk since
+//     is read again from where it began (nothing else was read: nullopt).
+//   - A pipe's size is known only at its end: up to a chunk and a byte are read first.  A
+//     longer input keeps those bytes in @p ahead and returns nullopt: the graph's window
+//     takes them first (WindowOptions::prefix), then reads on.
+std::optional<Result> compress_small_input(int in_fd, const std::string& in_name, int out_fd,
+                                           const std::string& out_name, const graph::PipelineOptions& po,
+                                           io::RawBuffer& ahead, std::size_t& ahead_bytes) {
     struct stat st {};
-    if (::fstat(in_fd, &st) != 0 || !S_ISREG(st.st_mode) || std::uint64_t(st.st_size) > po.chunk()) return std::nullopt;
-    const off_t start = ::lseek(in_fd, 0, SEEK_CUR);
+    if (::fstat(in_fd, &st) != 0) return std::nullopt;  // (the graph says why)
+    const bool regular = S_ISREG(st.st_mode);
+    if (regular && std::uint64_t(st.st_size) > po.chunk()) return std::nullopt;
+    const off_t start = regular ? ::lseek(in_fd, 0, SEEK_CUR) : 0;
     if (start < 0) return std::nullopt;
-    // One byte more than a chunk: a file that grew past it goes to the graph after all.
+    // One byte more than a chunk: an input that has more goes to the graph after all.
     const std::size_t room = po.chunk() + 1;
-    const io::RawBuffer in(room);
+    io::RawBuffer in(room);
     const ssize_t n = io::read_full(in_fd, in.span());
     if (n < 0) throw Error("Error reading from " + in_name + ": " + std::strerror(errno));  // libdeflate gzip's words
     if (std::size_t(n) == room) {
-        if (::lseek(in_fd, start, SEEK_SET) != start)
+        if (!regular) {
+            ahead = std::move(in);
+            ahead_bytes = room;
+        } else if (::lseek(in_fd, start, SEEK_SET) != start) {
             throw Error("Error reading from " + in_name + ": " + std::strerror(errno));
+        }
         return std::nullopt;
     }
     std::span<u8> coded;
@@ -498,14 +508,20 @@ Result compress_fd(int in_fd, const std::string& in_name, int out_fd, const std:
     const graph::PipelineOptions po = pipeline_options(options);
     graph::check_cancelled(po);
     if (stats) *stats = {};
-    if (const std::optional<Result> small = compress_small_file(in_fd, in_name, out_fd, out_name, po)) return *small;
+    io::RawBuffer ahead;
+    std::size_t ahead_bytes = 0;
+    if (const std::optional<Result> small = compress_small_input(in_fd, in_name, out_fd, out_name, po, ahead, ahead_bytes))
+        return *small;
     if (!po.arena) {
-        const graph::PipelineResult r = graph::compress_fd(in_fd, in_name, out_fd, out_name, po);
+        graph::PipelineOptions with_ahead = po;
+        with_ahead.window.prefix = std::span<const u8>(ahead.data(), ahead_bytes);
+        const graph::PipelineResult r = graph::compress_fd(in_fd, in_name, out_fd, out_name, with_ahead);
         if (stats) *stats = r.stats;
         return {r.in_bytes, r.out_bytes};
     }
     // No threads of our own: this thread reads, the arena compresses and writes.
     StreamCompressor stream(po, io::fd_sink(out_fd, out_name));
+    if (ahead_bytes) stream.write(std::span<const u8>(ahead.data(), ahead_bytes));  // what the small-input check read
     const io::RawBuffer buf(1u << 20);
     if (!io::read_pieces(in_fd, buf.span(), [&](std::span<const u8> piece) { stream.write(piece); }))
         throw Error("Error reading from " + in_name + ": " + std::strerror(errno));

@@ -65,6 +65,14 @@ void write_file(const std::filesystem::path& p, std::span<const std::uint8_t> da
     std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
 }
 
+void io_write_all(int fd, std::span<const std::uint8_t> data) {
+    for (std::size_t done = 0; done < data.size();) {
+        const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+        if (n <= 0) return;
+        done += std::size_t(n);
+    }
+}
+
 Bytes read_file(const std::filesystem::path& p) {
     std::ifstream f(p, std::ios::binary);
     return Bytes(std::istreambuf_iterator<char>(f), {});
@@ -494,6 +502,43 @@ TEST(Files, DescriptorsAreReadFromTheirOffsetOnEveryPath) {
             ::close(in);
             EXPECT_EQ(r.in_bytes, member.size()) << size;
             EXPECT_EQ(back, data) << size << " " << threads;
+        }
+    }
+}
+
+// A pipe's size is known only at its end: compress_fd() reads up to a chunk and a byte
+// first, compresses what fits one chunk on the calling thread, and hands a longer input's
+// first bytes to the graph's window (or, with an arena, to the stream) before it reads on.
+// Sizes around the chunk, with and without the caller's arena.
+TEST(Files, PipesOfEverySizeAroundTheChunk) {
+    const std::size_t chunk = 64 * 1024;
+    tbb::task_arena arena(2);
+    for (const std::size_t size : {std::size_t(0), std::size_t(100), chunk - 1, chunk, chunk + 1, 3 * chunk + 7}) {
+        const Bytes data = testing::generate(Kind::source, size, 12);
+        const Bytes want = ref(data, 6, Format::gzip);
+        for (const bool with_arena : {false, true}) {
+            int in[2], out[2];
+            ASSERT_EQ(::pipe(in), 0);
+            ASSERT_EQ(::pipe(out), 0);
+            std::thread feed([&] {
+                io_write_all(in[1], data);
+                ::close(in[1]);
+            });
+            Bytes got;
+            std::thread drain([&] {
+                std::uint8_t buf[4096];
+                for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) got.insert(got.end(), buf, buf + n);
+            });
+            Options o = parallel_options(6, Format::gzip, chunk);
+            if (with_arena) o.arena = &arena;
+            const Result r = compress_fd(in[0], "pipe", out[1], "out", o);
+            ::close(out[1]);
+            feed.join();
+            drain.join();
+            ::close(in[0]);
+            ::close(out[0]);
+            EXPECT_EQ(r.in_bytes, size) << size << " arena " << with_arena;
+            EXPECT_EQ(got, want) << size << " arena " << with_arena;
         }
     }
 }

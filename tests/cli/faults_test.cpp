@@ -93,7 +93,7 @@ TEST_F(Cli, ThreadCreationFailureIsAnErrorNotACrash) {
 // A regular file that fits one chunk (1 MiB; 512 KiB at levels 10-12) is compressed on the
 // main thread, with no arena and no I/O threads: where no thread can be made it still gets
 // the reference's bytes, from a path, from standard input redirected from the file, and as
-// several files in one command.  (A pipe does not: its size is not known before it ends.)
+// several files in one command; so is a pipe that ends within a chunk.
 TEST_F(Cli, SmallFilesAreCompressedWithoutThreads) {
     const char* lib = std::getenv("FLOWDEFLATE_FAULT_LIB");
     if (!lib || !*lib) GTEST_SKIP() << "FLOWDEFLATE_FAULT_LIB is not set";
@@ -115,6 +115,13 @@ TEST_F(Cli, SmallFilesAreCompressedWithoutThreads) {
         EXPECT_STATUS(from_stdin, 0) << level;
         EXPECT_TRUE(same_bytes(from_stdin.out, want)) << level << " stdin";
     }
+    // A pipe that ends within a chunk too.
+    RunOptions piped = o;
+    piped.in = Stdin::bytes;
+    piped.in_bytes = small;
+    const Result from_pipe = fd({"-6", "-c"}, piped);
+    EXPECT_STATUS(from_pipe, 0);
+    EXPECT_TRUE(same_bytes(from_pipe.out, reference_compress(small, 6))) << "pipe";
     const Result whole_chunk = fd({"-6", "-c", "chunk.txt"}, o);
     EXPECT_STATUS(whole_chunk, 0);
     EXPECT_TRUE(same_bytes(whole_chunk.out, reference_compress(chunk, 6)));
