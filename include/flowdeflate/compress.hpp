@@ -62,9 +62,10 @@ Result compress_file(const std::filesystem::path& in, const std::filesystem::pat
 
 /// Compresses everything readable from the file descriptor @p in_fd (a file, a pipe) into
 /// @p out_fd; messages name them @p in_name and @p out_name.  Neither is closed; both are
-/// read and written from where they stand.  A regular file that fits one chunk
-/// (Options::chunk()) is read whole and compressed on the calling thread, as the one-shot
-/// calls do (no thread, no arena).  Otherwise, without Options::arena the call reads and
+/// read and written from where they stand.  An input that fits one chunk
+/// (Options::chunk(); a pipe is read that far to know) is compressed on the calling
+/// thread, as the one-shot calls do (no thread, no arena).  Otherwise, without
+/// Options::arena the call reads and
 /// writes on two I/O threads of its own, so a blocked read or write never holds a worker;
 /// with one, the calling thread reads and the arena compresses and writes.  Memory is
 /// bounded by the window, not by the input.  @p stats,

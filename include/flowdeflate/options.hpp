@@ -40,8 +40,8 @@ struct Options {
     int threads = 0;
     /// Run on the caller's arena: the call then creates no threads of its own
     /// (compress_fd() and compress_file() read on the calling thread and write on the
-    /// arena's workers; without an arena they use two I/O threads, except for a regular
-    /// file that fits one chunk, which they compress on the calling thread).  Not owned.
+    /// arena's workers; without an arena they use two I/O threads; an input that fits one
+    /// chunk they compress on the calling thread either way).  Not owned.
     tbb::task_arena* arena = nullptr;
 
     /// Input per Search task, kMinChunkSize (4 KiB) .. kMaxChunkSize (1 GiB), or 0 for

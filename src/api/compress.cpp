@@ -10,8 +10,8 @@
 //     which frees everything but the last block's history.  No thread is created and no
 //     worker ever blocks, whatever the arena's concurrency;
 //   - a file descriptor (compress_fd(), which compress_file() and the command line use):
-//     a regular file that fits one chunk as a buffer (read whole, compressed on the
-//     calling thread); else the graph with reader and writer I/O threads
+//     an input that fits one chunk as a buffer (read whole, compressed on the calling
+//     thread); else the graph with reader and writer I/O threads
 //     (graph/pipeline.hpp), or, given an arena, a stream object fed by the calling thread.
 // Sequential levels (0, 10-12, or Options::sequential) run the core: on the calling
 // thread for a buffer, and as one arena task that waits for write() for a stream.
