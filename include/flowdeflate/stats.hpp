@@ -60,6 +60,8 @@ struct OptimiserStats {
 /// What a run of the parallel graph did.
 struct GraphStats {
     bool parallel = false;  ///< the parallel graph ran; when false, nothing else was filled
+    /// The input fit one chunk and was compressed on the calling thread (no graph ran).
+    bool direct = false;
     int threads = 1;
     std::size_t chunk_size = 0;
     int ahead = 0;

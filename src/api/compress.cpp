@@ -471,14 +471,26 @@ namespace {
 std::optional<Result> compress_small_input(int in_fd, const std::string& in_name, int out_fd,
                                            const std::string& out_name, const graph::PipelineOptions& po,
                                            io::RawBuffer& ahead, std::size_t& ahead_bytes) {
+    // Read ahead at most kMaxDirectProbe of a pipe: with --chunk 1G the probe would hold a
+    // gigabyte before the graph started (and beside its window).
+    constexpr std::size_t kMaxDirectProbe = std::size_t(4) << 20;
+    const std::size_t limit = std::min(po.chunk(), kMaxDirectProbe);
     struct stat st {};
     if (::fstat(in_fd, &st) != 0) return std::nullopt;  // (the graph says why)
-    const bool regular = S_ISREG(st.st_mode);
-    if (regular && std::uint64_t(st.st_size) > po.chunk()) return std::nullopt;
-    const off_t start = regular ? ::lseek(in_fd, 0, SEEK_CUR) : 0;
-    if (start < 0) return std::nullopt;
-    // One byte more than a chunk: an input that has more goes to the graph after all.
-    const std::size_t room = po.chunk() + 1;
+    const int flags = ::fcntl(in_fd, F_GETFL);
+    if (flags < 0 || (flags & O_DIRECT)) return std::nullopt;  // (O_DIRECT wants aligned buffers: the graph's)
+    // A regular file of size 0 may have contents all the same (/proc, /sys, FUSE): it is
+    // read like a pipe, as the graph's window reads it, never twice.
+    const bool regular = S_ISREG(st.st_mode) && st.st_size > 0;
+    off_t start = 0;
+    std::size_t room = limit + 1;  // a byte more: an input that has it goes to the graph after all
+    if (regular) {
+        start = ::lseek(in_fd, 0, SEEK_CUR);
+        if (start < 0) return std::nullopt;
+        const std::uint64_t left = std::uint64_t(st.st_size) - std::min<std::uint64_t>(std::uint64_t(start), st.st_size);
+        if (left > limit) return std::nullopt;
+        room = std::size_t(left) + 1;  // (what it holds: a file that grew since goes to the graph)
+    }
     io::RawBuffer in(room);
     const ssize_t n = io::read_full(in_fd, in.span());
     if (n < 0) throw Error("Error reading from " + in_name + ": " + std::strerror(errno));  // libdeflate gzip's words
@@ -486,8 +498,8 @@ std::optional<Result> compress_small_input(int in_fd, const std::string& in_name
         if (!regular) {
             ahead = std::move(in);
             ahead_bytes = room;
-        } else if (::lseek(in_fd, start, SEEK_SET) != start) {
-            throw Error("Error reading from " + in_name + ": " + std::strerror(errno));
+        } else if (const off_t back = ::lseek(in_fd, start, SEEK_SET); back != start) {
+            throw Error("Error reading from " + in_name + ": " + (back < 0 ? std::strerror(errno) : "cannot seek back"));
         }
         return std::nullopt;
     }
@@ -510,8 +522,10 @@ Result compress_fd(int in_fd, const std::string& in_name, int out_fd, const std:
     if (stats) *stats = {};
     io::RawBuffer ahead;
     std::size_t ahead_bytes = 0;
-    if (const std::optional<Result> small = compress_small_input(in_fd, in_name, out_fd, out_name, po, ahead, ahead_bytes))
+    if (const std::optional<Result> small = compress_small_input(in_fd, in_name, out_fd, out_name, po, ahead, ahead_bytes)) {
+        if (stats) stats->direct = true;
         return *small;
+    }
     if (!po.arena) {
         graph::PipelineOptions with_ahead = po;
         with_ahead.window.prefix = std::span<const u8>(ahead.data(), ahead_bytes);

@@ -364,6 +364,8 @@ Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int 
                 write_stats(o.stats_file, in_name, o.level, r, g_last_stats);
             else if (g_last_stats.optimiser.ran)
                 write_optimiser_stats(o.stats_file, in_name, o.level, r, g_last_stats.optimiser);
+            else if (g_last_stats.direct)  // one chunk, on this thread: no nodes to count
+                append_stats(o.stats_file, stats_head(in_name, o.level, r) + "\"threads\":1,\"direct\":true}\n");
             else  // one compressor (--sequential, -p 1, level 0): no nodes to count
                 append_stats(o.stats_file, stats_head(in_name, o.level, r) + "\"threads\":1,\"sequential\":true}\n");
         }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 
 namespace flowdeflate::io {
 
@@ -15,6 +16,12 @@ class RawBuffer {
 public:
     RawBuffer() = default;  ///< empty
     explicit RawBuffer(std::size_t size) : data_(std::make_unique_for_overwrite<std::uint8_t[]>(size)), size_(size) {}
+    RawBuffer(RawBuffer&& o) noexcept : data_(std::move(o.data_)), size_(std::exchange(o.size_, 0)) {}
+    RawBuffer& operator=(RawBuffer&& o) noexcept {
+        data_ = std::move(o.data_);
+        size_ = std::exchange(o.size_, 0);
+        return *this;
+    }
     [[nodiscard]] std::span<std::uint8_t> span() const { return {data_.get(), size_}; }
     [[nodiscard]] std::uint8_t* data() const { return data_.get(); }
     [[nodiscard]] std::size_t size() const { return size_; }

@@ -225,7 +225,10 @@ TEST_F(Cli, WriteErrorOnStdoutIsAnError) {
         RunOptions piped = o;
         piped.in = Stdin::file;
         piped.in_file = "a.txt";
-        for (const std::vector<std::string>& extra : {std::vector<std::string>{}, {"--sequential"}}) {
+        // (A file within a chunk is compressed on the main thread; --chunk 64K sends it
+        // through the parallel graph and the sequential one.)
+        for (const std::vector<std::string>& extra :
+             {std::vector<std::string>{}, {"--chunk", "64K"}, {"--sequential", "--chunk", "64K"}}) {
             std::vector<std::string> args = extra, stdin_args = extra;
             args.insert(args.end(), {"-c", "a.txt"});
             stdin_args.push_back("-c");

@@ -246,6 +246,13 @@ TEST_F(Cli, StatsWriteALinePerFileOnEveryPath) {
         ASSERT_NE(cpu, std::string::npos) << json;
         EXPECT_GT(std::stoull(json.substr(cpu + 17)), 0u) << json;
     }
+    // A file that fits one chunk runs no graph, whatever -p says: its line says so.
+    write("small.txt", text(100'000, 18));
+    std::filesystem::remove(path("s.json"));
+    EXPECT_STATUS(fd({"-p2", "--stats", "s.json", "-c", "small.txt"}), 0);
+    const std::string json = read("s.json");
+    EXPECT_NE(json.find("\"in_bytes\":100000"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"direct\":true"), std::string::npos) << json;
 }
 
 }  // namespace
