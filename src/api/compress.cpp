@@ -474,6 +474,8 @@ std::optional<Result> compress_small_input(int in_fd, const std::string& in_name
     // Read ahead at most kMaxDirectProbe of a pipe: with --chunk 1G the probe would hold a
     // gigabyte before the graph started (and beside its window).
     constexpr std::size_t kMaxDirectProbe = std::size_t(4) << 20;
+    // Below this a file's few pages come from the allocator's heap (reused, no mapping).
+    constexpr std::size_t kPopulateFrom = std::size_t(64) << 10;
     const std::size_t limit = std::min(po.chunk(), kMaxDirectProbe);
     struct stat st {};
     if (::fstat(in_fd, &st) != 0) return std::nullopt;  // (the graph says why)
@@ -491,7 +493,8 @@ std::optional<Result> compress_small_input(int in_fd, const std::string& in_name
         if (left > limit) return std::nullopt;
         room = std::size_t(left) + 1;  // (what it holds: a file that grew since goes to the graph)
     }
-    io::RawBuffer in(room);
+    // A regular file fills its buffer (but for its last byte): its pages are made at once.
+    io::RawBuffer in = regular && room >= kPopulateFrom ? io::RawBuffer::populated(room) : io::RawBuffer(room);
     const ssize_t n = io::read_full(in_fd, in.span());
     if (n < 0) throw Error("Error reading from " + in_name + ": " + std::strerror(errno));  // libdeflate gzip's words
     if (std::size_t(n) == room) {
