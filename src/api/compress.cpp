@@ -459,6 +459,9 @@ std::uint64_t StreamCompressor::out_bytes() const noexcept { return impl_->user.
 
 namespace {
 
+// A failed read, in libdeflate gzip's words.
+Error reading_error(const std::string& name, const char* why) { return Error("Error reading from " + name + ": " + why); }
+
 // An input that fits one chunk runs the direct call too (see "one-shot" above): read whole
 // into memory, compressed on this thread, written in one go.  The graph's arena, its reader
 // and writer threads and their windows cost a process ~6 ms and every further file ~0.8 ms,
@@ -470,7 +473,7 @@ namespace {
 //     takes them first (WindowOptions::prefix), then reads on.
 std::optional<Result> compress_small_input(int in_fd, const std::string& in_name, int out_fd,
                                            const std::string& out_name, const graph::PipelineOptions& po,
-                                           io::RawBuffer& ahead, std::size_t& ahead_bytes) {
+                                           io::RawBuffer& ahead) {
     // Read ahead at most kMaxDirectProbe of a pipe: with --chunk 1G the probe would hold a
     // gigabyte before the graph started (and beside its window).
     constexpr std::size_t kMaxDirectProbe = std::size_t(4) << 20;
@@ -496,14 +499,12 @@ std::optional<Result> compress_small_input(int in_fd, const std::string& in_name
     // A regular file fills its buffer (but for its last byte): its pages are made at once.
     io::RawBuffer in = regular && room >= kPopulateFrom ? io::RawBuffer::populated(room) : io::RawBuffer(room);
     const ssize_t n = io::read_full(in_fd, in.span());
-    if (n < 0) throw Error("Error reading from " + in_name + ": " + std::strerror(errno));  // libdeflate gzip's words
+    if (n < 0) throw reading_error(in_name, std::strerror(errno));
     if (std::size_t(n) == room) {
-        if (!regular) {
+        if (!regular)
             ahead = std::move(in);
-            ahead_bytes = room;
-        } else if (const off_t back = ::lseek(in_fd, start, SEEK_SET); back != start) {
-            throw Error("Error reading from " + in_name + ": " + (back < 0 ? std::strerror(errno) : "cannot seek back"));
-        }
+        else if (const off_t back = ::lseek(in_fd, start, SEEK_SET); back != start)
+            throw reading_error(in_name, back < 0 ? std::strerror(errno) : "cannot seek back");
         return std::nullopt;
     }
     std::span<u8> coded;
@@ -523,25 +524,24 @@ Result compress_fd(int in_fd, const std::string& in_name, int out_fd, const std:
     const graph::PipelineOptions po = pipeline_options(options);
     graph::check_cancelled(po);
     if (stats) *stats = {};
-    io::RawBuffer ahead;
-    std::size_t ahead_bytes = 0;
-    if (const std::optional<Result> small = compress_small_input(in_fd, in_name, out_fd, out_name, po, ahead, ahead_bytes)) {
+    io::RawBuffer ahead;  // what the small-input check read of a longer pipe
+    if (const std::optional<Result> small = compress_small_input(in_fd, in_name, out_fd, out_name, po, ahead)) {
         if (stats) stats->direct = true;
         return *small;
     }
     if (!po.arena) {
         graph::PipelineOptions with_ahead = po;
-        with_ahead.window.prefix = std::span<const u8>(ahead.data(), ahead_bytes);
+        with_ahead.window.prefix = ahead.span();
         const graph::PipelineResult r = graph::compress_fd(in_fd, in_name, out_fd, out_name, with_ahead);
         if (stats) *stats = r.stats;
         return {r.in_bytes, r.out_bytes};
     }
     // No threads of our own: this thread reads, the arena compresses and writes.
     StreamCompressor stream(po, io::fd_sink(out_fd, out_name));
-    if (ahead_bytes) stream.write(std::span<const u8>(ahead.data(), ahead_bytes));  // what the small-input check read
+    if (ahead.size()) stream.write(ahead.span());
     const io::RawBuffer buf(1u << 20);
     if (!io::read_pieces(in_fd, buf.span(), [&](std::span<const u8> piece) { stream.write(piece); }))
-        throw Error("Error reading from " + in_name + ": " + std::strerror(errno));
+        throw reading_error(in_name, std::strerror(errno));
     return stream.finish();
 }
 

@@ -30,18 +30,9 @@ constexpr off_t kParallelMinBytes = off_t(1) << 20;
 // decompress_fd()'s threads when given 0.
 constexpr int kDefaultThreads = 8;
 
-// Reads @p fd to its end in pieces, feeding @p inflater.
-void feed_fd(inflate::StreamInflater& inflater, int fd, const std::string& name, const Sink& sink) {
-    // A megabyte at a time, or what a smaller regular file holds (and a byte to see its end
-    // without another read): a megabyte per small file, allocated and given back each call,
-    // made the allocator return and fault in its pages every time.
-    std::size_t size = std::size_t(1) << 20;
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-        const off_t at = ::lseek(fd, 0, SEEK_CUR);
-        if (at >= 0 && st.st_size >= at) size = std::clamp<std::size_t>(std::size_t(st.st_size - at) + 1, 4096, size);
-    }
-    const io::RawBuffer buf(size);
+// Reads @p fd to its end in pieces of @p piece bytes, feeding @p inflater.
+void feed_fd(inflate::StreamInflater& inflater, int fd, const std::string& name, const Sink& sink, std::size_t piece) {
+    const io::RawBuffer buf(piece);
     if (!io::read_pieces(fd, buf.span(), [&](std::span<const std::uint8_t> piece) { inflater.feed(piece, sink); }))
         throw Error("Error reading from " + name + ": " + std::strerror(errno));
     inflater.finish(sink);
@@ -73,9 +64,10 @@ Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Fo
         return threads > 1;
     };
     struct stat st {};
-    if (threads != 1 && format == Format::gzip && ::fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode)) {
-        const off_t at = ::lseek(in_fd, 0, SEEK_CUR);
-        if (at >= 0 && st.st_size - at >= kParallelMinBytes && parallel()) {
+    const off_t at = ::fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) ? ::lseek(in_fd, 0, SEEK_CUR) : -1;
+    const bool known = at >= 0 && st.st_size >= at;  // a regular file, st_size - at bytes left
+    if (threads != 1 && format == Format::gzip && known) {
+        if (st.st_size - at >= kParallelMinBytes && parallel()) {
             void* map = ::mmap(nullptr, std::size_t(st.st_size), PROT_READ, MAP_PRIVATE, in_fd, 0);
             if (map != MAP_FAILED) {
                 struct Unmap {
@@ -93,8 +85,13 @@ Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Fo
             }
         }
     }
+    // A megabyte at a time, or what a smaller regular file holds (and a byte to see its end
+    // without another read): a megabyte per small file, allocated and given back each call,
+    // made the allocator return and fault in its pages every time.
+    constexpr std::size_t kPiece = std::size_t(1) << 20;
+    const std::size_t piece = known ? std::clamp<std::size_t>(std::size_t(st.st_size - at) + 1, 4096, kPiece) : kPiece;
     inflate::StreamInflater inflater(format);
-    feed_fd(inflater, in_fd, in_name, sink);
+    feed_fd(inflater, in_fd, in_name, sink, piece);
     return {inflater.in_bytes(), inflater.out_bytes()};
 }
 

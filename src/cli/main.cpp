@@ -290,7 +290,6 @@ void append_stats(const std::string& path, const std::string& line) {
     std::fclose(f);
 }
 
-// The start of a statistics line: the file (a JSON string), the level and the sizes.
 /// CPU time of the whole process so far, every thread's, user and system (getrusage()).
 std::uint64_t process_cpu_ns() {
     struct rusage u {};
@@ -303,6 +302,8 @@ std::uint64_t process_cpu_ns() {
 /// with the nodes' own times, what no node counts (I/O threads, oneTBB's scheduling, start).
 std::uint64_t g_file_cpu_ns = 0;
 
+// The start of a statistics line: the file (a JSON string), the level, the sizes and the
+// process's CPU time for it.
 std::string stats_head(const std::string& name, int level, const Result& r) {
     std::string quoted;
     for (const char c : name) {
