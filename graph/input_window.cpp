@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "io/aligned_map.hpp"
+#include "io/fd_io.hpp"
 
 namespace flowdeflate::graph {
 
@@ -281,7 +282,7 @@ void InputWindow::read_loop() {
                 n = seekable_ ? pread(fd_, base_ + end, chunk, off_t(start_offset_ + end)) : read(fd_, base_ + end, chunk);
             } while (n < 0 && errno == EINTR);
             if (n < 0) {
-                fail("Error reading from " + name_ + ": " + std::strerror(errno));  // libdeflate gzip's words
+                fail(io::read_error_text(name_));  // libdeflate gzip's words
                 return;
             }
             if (seekable_ && end + std::size_t(n) > expected_size_) {

@@ -92,7 +92,7 @@ void OutputWriter::write_loop() {
         {
             std::lock_guard lock(mutex_);
             if (!ok && error_.empty()) {
-                error_ = "Error writing to " + name_ + ": " + std::strerror(errno);  // libdeflate gzip's words
+                error_ = io::write_error_text(name_);  // libdeflate gzip's words
                 room_cv_.notify_all();
             }
             if (ok && !skip) written_ += item.data.size();

@@ -459,9 +459,6 @@ std::uint64_t StreamCompressor::out_bytes() const noexcept { return impl_->user.
 
 namespace {
 
-// A failed read, in libdeflate gzip's words.
-Error reading_error(const std::string& name, const char* why) { return Error("Error reading from " + name + ": " + why); }
-
 // An input that fits one chunk runs the direct call too (see "one-shot" above): read whole
 // into memory, compressed on this thread, written in one go.  The graph's arena, its reader
 // and writer threads and their windows cost a process ~6 ms and every further file ~0.8 ms,
@@ -499,22 +496,20 @@ std::optional<Result> compress_small_input(int in_fd, const std::string& in_name
     // A regular file fills its buffer (but for its last byte): its pages are made at once.
     io::RawBuffer in = regular && room >= kPopulateFrom ? io::RawBuffer::populated(room) : io::RawBuffer(room);
     const ssize_t n = io::read_full(in_fd, in.span());
-    if (n < 0) throw reading_error(in_name, std::strerror(errno));
+    if (n < 0) throw Error(io::read_error_text(in_name));
     if (std::size_t(n) == room) {
         if (!regular)
             ahead = std::move(in);
         else if (const off_t back = ::lseek(in_fd, start, SEEK_SET); back != start)
-            throw reading_error(in_name, back < 0 ? std::strerror(errno) : "cannot seek back");
+            throw Error(io::read_error_text(in_name, back < 0 ? std::strerror(errno) : "cannot seek back"));
         return std::nullopt;
     }
     std::span<u8> coded;
+    const Sink out = io::gzip_fd_sink(out_fd, out_name);  // the graph writer's words
     return compress_direct(
         std::span<const u8>(in.data(), std::size_t(n)), po,
         [&](api::CompressorPool::Lease& lease, std::size_t bound) { return coded = lease.scratch(bound); },
-        [&](std::size_t size) {
-            if (!io::write_all(out_fd, coded.data(), size))  // the graph writer's words
-                throw io::WriteError("Error writing to " + out_name + ": " + std::strerror(errno));
-        });
+        [&](std::size_t size) { out(coded.first(size)); });
 }
 
 }  // namespace
@@ -541,7 +536,7 @@ Result compress_fd(int in_fd, const std::string& in_name, int out_fd, const std:
     if (ahead.size()) stream.write(ahead.span());
     const io::RawBuffer buf(1u << 20);
     if (!io::read_pieces(in_fd, buf.span(), [&](std::span<const u8> piece) { stream.write(piece); }))
-        throw reading_error(in_name, std::strerror(errno));
+        throw Error(io::read_error_text(in_name));
     return stream.finish();
 }
 

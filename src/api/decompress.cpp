@@ -34,7 +34,7 @@ constexpr int kDefaultThreads = 8;
 void feed_fd(inflate::StreamInflater& inflater, int fd, const std::string& name, const Sink& sink, std::size_t piece) {
     const io::RawBuffer buf(piece);
     if (!io::read_pieces(fd, buf.span(), [&](std::span<const std::uint8_t> piece) { inflater.feed(piece, sink); }))
-        throw Error("Error reading from " + name + ": " + std::strerror(errno));
+        throw Error(io::read_error_text(name));
     inflater.finish(sink);
 }
 

@@ -490,12 +490,7 @@ bool starts_like_gzip(std::span<const std::uint8_t> head) {
 
 // A Sink writing to @p fd whose failure says what libdeflate's gzip says, naming the
 // output @p shown ("standard output", or the final name in quotes, not the temporary one).
-Sink output_sink(int fd, const std::string& shown) {
-    return [fd, shown](std::span<const std::uint8_t> b) {
-        if (!io::write_all(fd, b.data(), b.size()))
-            throw io::WriteError("Error writing to " + shown + ": " + std::strerror(errno));
-    };
-}
+Sink output_sink(int fd, const std::string& shown) { return io::gzip_fd_sink(fd, shown); }
 
 class ReadError : public Error {
     using Error::Error;
@@ -515,7 +510,7 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& name, i
     // gzip; docs/PERFORMANCE.md, "Small files").
     static const io::RawBuffer read_buffer(std::size_t(1) << 20);
     const std::span<std::uint8_t> buf = read_buffer.span();
-    const auto read_error = [&] { return ReadError("Error reading from " + name + ": " + errno_text()); };
+    const auto read_error = [&] { return ReadError(io::read_error_text(name)); };
     try {
         // A regular file is looked at without reading it (pread): it may go to the parallel
         // decoder whole.

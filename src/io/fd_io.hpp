@@ -7,10 +7,22 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace flowdeflate::io {
+
+/// libdeflate gzip's words for a failed read of @p name, with @p why (errno's text by
+/// default).
+inline std::string read_error_text(const std::string& name, const char* why = std::strerror(errno)) {
+    return "Error reading from " + name + ": " + why;
+}
+/// ... and for a failed write to @p name.
+inline std::string write_error_text(const std::string& name, const char* why = std::strerror(errno)) {
+    return "Error writing to " + name + ": " + why;
+}
 
 /// Writes all @p n bytes; false on an error (errno says which).
 inline bool write_all(int fd, const std::uint8_t* p, std::size_t n) {

@@ -26,4 +26,12 @@ inline Sink fd_sink(int fd, std::string name) {
     };
 }
 
+/// fd_sink() whose WriteError says what libdeflate's gzip says ("Error writing to NAME:
+/// ..."): the command line's outputs, and the library's where it writes for them.
+inline Sink gzip_fd_sink(int fd, std::string name) {
+    return [fd, name = std::move(name)](std::span<const std::uint8_t> b) {
+        if (!write_all(fd, b.data(), b.size())) throw WriteError(write_error_text(name));
+    };
+}
+
 }  // namespace flowdeflate::io
