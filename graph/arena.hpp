@@ -1,23 +1,18 @@
-// arena.hpp - the threads a run uses: the arena its graph runs on (the caller's, or one
-// of Options::threads, allowed past the core count when asked for), and the I/O threads
-// of the command line's graphs, started before the graph so that a failure to create one
-// is a clean error (flowdeflate::Error) and not an exception inside a running graph.
+// arena.hpp - the arena a run's graph runs on: the caller's, or one of thread_count()
+// threads (threads.hpp), allowed past the core count when asked for.
 #pragma once
 
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <tbb/task_arena.h>
 
-#include <functional>
 #include <mutex>
 #include <optional>
-#include <string>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "flowdeflate/options.hpp"
+#include "graph/threads.hpp"
 
 namespace flowdeflate::graph {
 
@@ -61,7 +56,7 @@ class ArenaUse {
 public:
     /// How a call may get its arena when Options::arena is not set.
     enum class Reuse {
-        /// Its own arena of Options::threads (a stream, the command line: made once for a
+        /// Its own arena of thread_count() threads (a stream, the command line: made once for a
         /// long run, so the arena's cost does not matter).
         own,
         /// A one-shot call: the caller's arena when it is a task there and asks for no
@@ -81,30 +76,31 @@ public:
         if (o.arena) {
             arena_ = o.arena;
             initialize_arena(*arena_);
+            threads_ = arena_->max_concurrency();
             return;
         }
-        const int cores = tbb::info::default_concurrency();
-        const int threads = o.threads > 0 ? o.threads : cores;
+        threads_ = thread_count(o);
         if (reuse == Reuse::shared) {
-            if (o.threads == 0 && tbb::this_task_arena::current_thread_index() != tbb::task_arena::not_initialized) {
+            if (o.threads == 0 && tbb::this_task_arena::current_thread_index() != tbb::task_arena::not_initialized &&
+                tbb::this_task_arena::max_concurrency() == threads_) {
                 attached_.emplace(tbb::task_arena::attach());
                 arena_ = &*attached_;
                 return;
             }
-            if (threads <= cores) {
-                arena_ = shared_arena(threads);
+            if (threads_ <= tbb::info::default_concurrency()) {
+                arena_ = shared_arena(threads_);
                 if (arena_) return;
             }
         }
         // TBB caps its workers at the number of cores unless told otherwise.
-        if (threads > cores) allow_more_.emplace(std::size_t(threads));
-        own_.emplace(threads);
+        if (threads_ > tbb::info::default_concurrency()) allow_more_.emplace(std::size_t(threads_));
+        own_.emplace(threads_);
         initialize_arena(*own_);
         arena_ = &*own_;
     }
     [[nodiscard]] tbb::task_arena& get() { return *arena_; }
-    /// The arena's concurrency: the graph's default thread count.
-    [[nodiscard]] int threads() const { return arena_->max_concurrency(); }
+    /// The threads the call runs on (thread_count(), or the given arena's concurrency).
+    [[nodiscard]] int threads() const { return threads_; }
 
     /// Runs @p f in the arena, isolated: while it waits for its graph, the thread takes
     /// only its graph's tasks, never another task of the arena (in the caller's arena, a
@@ -135,38 +131,7 @@ private:
     std::optional<tbb::task_arena> own_;
     std::optional<tbb::task_arena> attached_;
     tbb::task_arena* arena_ = nullptr;
-};
-
-/// An I/O thread that is stopped and joined whatever happens: if it is still running when
-/// this goes (an exception on the way out), `stop` runs first, then the join.
-class IoThread {
-public:
-    IoThread() = default;
-    /// Starts @p body; throws flowdeflate::Error naming @p what when no thread can be made.
-    template <class Body>
-    void start(const char* what, std::function<void()> stop, Body&& body) {
-        stop_ = std::move(stop);
-        try {
-            thread_ = std::thread(std::forward<Body>(body));
-        } catch (const std::system_error& e) {
-            throw Error(std::string("cannot start the ") + what + " thread: " + e.what());
-        }
-    }
-    void join() {
-        if (thread_.joinable()) thread_.join();
-    }
-    ~IoThread() {
-        if (thread_.joinable()) {
-            if (stop_) stop_();
-            thread_.join();
-        }
-    }
-    IoThread(const IoThread&) = delete;
-    IoThread& operator=(const IoThread&) = delete;
-
-private:
-    std::function<void()> stop_;
-    std::thread thread_;
+    int threads_ = 1;
 };
 
 }  // namespace flowdeflate::graph

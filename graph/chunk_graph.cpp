@@ -1,7 +1,6 @@
 // chunk_graph.cpp - see chunk_graph.hpp.  The nodes are wired in ChunkGraph's constructor.
 #include "graph/chunk_graph.hpp"
 
-#include <tbb/info.h>
 #include <tbb/task_arena.h>
 
 #include "core/clock.hpp"
@@ -24,58 +23,19 @@ using core::thread_cpu_ns;
 
 }  // namespace
 
-void Failure::fail(std::exception_ptr e) {
-    {
-        std::lock_guard lock(mutex_);
-        if (first_) return;
-        first_ = e;
-        failed_ = true;
-    }
-    if (on_fail_) on_fail_();
-}
-
-void Failure::rethrow() const {
-    std::lock_guard lock(mutex_);
-    if (first_) std::rethrow_exception(first_);
-}
-
-void check_cancelled(const Options& options) {
-    if (options.stop.stop_requested() || (options.context && options.context->is_group_execution_cancelled()))
-        throw Cancelled("compression was cancelled");
-}
-
-std::size_t ParallelShape::slack() const {
-    return (std::size_t(ahead) + 3) * chunk_size + core::kSoftMaxBlockLength + core::kMinBlockLength +
-           parallel::chunk_lookahead(chunk_size);
-}
-
-ParallelShape parallel_shape(const PipelineOptions& options, int arena_threads) {
-    options.validate();
-    if (!core::level_is_parallel(options.level)) throw Error("the parallel graph covers levels 1-9");
-    ParallelShape s;
-    s.threads = arena_threads > 0 ? arena_threads : options.threads > 0 ? options.threads : tbb::info::default_concurrency();
-    s.chunk_size = options.chunk();
-    s.ahead = options.ahead > 0 ? options.ahead : s.threads + 4;
-    s.ring = options.ring;
-    s.search_concurrency = options.search_concurrency > 0 ? options.search_concurrency : s.threads;
-    s.code_concurrency = options.code_concurrency > 0 ? options.code_concurrency : s.threads;
-    return s;
-}
-
 struct ChunkGraph::Nodes {
     using ResolveNode = tbb::flow::multifunction_node<TracksMsg, std::tuple<BlockMsg, tbb::flow::continue_msg>>;
     using AssembleNode = tbb::flow::multifunction_node<CodedMsg, std::tuple<tbb::flow::continue_msg>>;
 
-    const PipelineOptions& options;
+    const GraphOptions& options;
     ParallelShape shape;
     Failure& failure;
     Hooks hooks;
     // Who writes what: the serial nodes' state belongs to their node (one body at a time,
     // in order); what crosses threads is said on each field.
-    parallel::StreamAssembler assembler;                      // Assemble's
+    parallel::Assembler assembler;                      // Assemble's
     using Searchers = parallel::StatePool<parallel::ChunkSearcher, kMaxLevel + 1>;
-    using Encoders = parallel::StatePool<parallel::BlockEncoder, 1>;
-    Encoders::Handle assemble_encoder;  // Assemble's (one worker: coding at assembly)
+    using Encoders = parallel::StatePool<parallel::Encoder, 1>;
     parallel::Resolver resolver;                              // Resolve's
     // One per Search / Code thread, taken from the process's pools and given back when the
     // graph goes (pool.hpp: StatePool).
@@ -112,7 +72,7 @@ struct ChunkGraph::Nodes {
     // first 100 MB, fewer page faults; time unchanged (scripts/ab, 0.95-1.01x).
     static constexpr tbb::flow::node_priority_t kDownstream = 1;
 
-    Nodes(tbb::flow::graph& g, const PipelineOptions& o, const ParallelShape& s, core::SegmentedOutput& out,
+    Nodes(tbb::flow::graph& g, const GraphOptions& o, const ParallelShape& s, core::SegmentedOutput& out,
           Failure& f, Hooks h)
         : options(o),
           shape(s),
@@ -162,7 +122,7 @@ struct ChunkGraph::Nodes {
                                           [&] { return std::make_unique<parallel::ChunkSearcher>(options.level); });
     }
     static Encoders::Handle take_encoder() {
-        return Encoders::instance().take(0, [] { return std::make_unique<parallel::BlockEncoder>(); });
+        return Encoders::instance().take(0, [] { return std::make_unique<parallel::Encoder>(); });
     }
 
     // Search: the tracks of one chunk, on any worker.  After a failure, messages still
@@ -226,14 +186,6 @@ struct ChunkGraph::Nodes {
         auto coded = std::make_shared<parallel::CodedBlock>();
         coded->index = block->index;
         if (failure.failed()) return coded;
-        if (shape.one_worker()) {
-            // One worker: Assemble codes it at the real bit offset (no bits to shift, no
-            // buffer per block); the two run one after the other anyway.
-            coded->data = block->data;
-            coded->is_final = block->is_final;
-            coded->uncoded = block;
-            return coded;
-        }
         try {
             const std::uint64_t t0 = thread_cpu_ns();
             auto& encoder = encoders.local();
@@ -252,12 +204,7 @@ struct ChunkGraph::Nodes {
         if (!failure.failed()) {
             const std::uint64_t t0 = thread_cpu_ns();
             try {
-                if (coded->uncoded) {
-                    if (!assemble_encoder) assemble_encoder = take_encoder();
-                    assembler.append(*coded->uncoded, *assemble_encoder);
-                } else {
-                    assembler.append(*coded);
-                }
+                assembler.append(*coded);
                 if (coded->is_final) {
                     assembler.finish();
                     finished = true;
@@ -275,7 +222,7 @@ struct ChunkGraph::Nodes {
     }
 };
 
-ChunkGraph::ChunkGraph(tbb::flow::graph& g, const PipelineOptions& options, const ParallelShape& shape,
+ChunkGraph::ChunkGraph(tbb::flow::graph& g, const GraphOptions& options, const ParallelShape& shape,
                        core::SegmentedOutput& out, Failure& failure, Hooks hooks)
     : nodes_(std::make_unique<Nodes>(g, options, shape, out, failure, std::move(hooks))) {}
 

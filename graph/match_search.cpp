@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <optional>
 
 #include "core/clock.hpp"
 #include "core/min_cost_path.hpp"
@@ -12,7 +13,7 @@
 namespace flowdeflate::graph {
 
 ParallelMatchSearch::ParallelMatchSearch(const core::LevelParams& params, core::InputStream& in,
-                                         tbb::task_arena& arena, int threads, const PipelineOptions& options)
+                                         tbb::task_arena& arena, int threads, const GraphOptions& options)
     : params_(params),
       in_(in),
       arena_(arena),
@@ -167,6 +168,28 @@ core::MatchRun ParallelMatchSearch::next(const core::u8* pos) {
     slot_ = &slot;
     page_ = 0;
     return {slot.pages[0].records.get(), slot.pages[0].end};
+}
+
+std::uint64_t compress_with_search(core::DeflateCompressor& compressor, core::InputStream& in, core::SegmentSink& out,
+                                   const GraphOptions& options, tbb::task_arena& arena, int threads,
+                                   const std::function<void()>& on_failure, OptimiserStats* stats) {
+    // The search outlives the try: its tasks may wait in the input until on_failure
+    // wakes them.
+    std::optional<ParallelMatchSearch> search;
+    try {
+        if (searches_ahead(options) && threads > 1) search.emplace(compressor.params(), in, arena, threads, options);
+        const std::uint64_t t0 = core::thread_cpu_ns(), w0 = core::now_ns();
+        const std::uint64_t in_bytes =
+            compressor.compress_stream(in, out, options.format, options.segment_size, search ? &*search : nullptr);
+        if (search && stats) {
+            *stats = search->stats(core::thread_cpu_ns() - t0);
+            stats->wall_ns = core::now_ns() - w0;
+        }
+        return in_bytes;
+    } catch (...) {
+        if (on_failure) on_failure();
+        throw;
+    }
 }
 
 }  // namespace flowdeflate::graph

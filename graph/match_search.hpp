@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -35,17 +36,12 @@
 #include "core/match_feed.hpp"
 #include "core/path_split.hpp"
 #include "flowdeflate/stats.hpp"
-#include "graph/pipeline.hpp"
+#include "core/deflate_compressor.hpp"
+#include "graph/graph_options.hpp"
 #include "io/large_array.hpp"
 #include "parallel/idle_pool.hpp"
 
 namespace flowdeflate::graph {
-
-/// Levels 10-12 not told to run sequentially: the parser takes its matches from a
-/// ParallelMatchSearch when the call has more than one thread.
-[[nodiscard]] inline bool searches_ahead(const Options& options) {
-    return !options.sequential && core::LevelParams::for_level(options.level).parser == core::ParserKind::near_optimal;
-}
 
 class ParallelMatchSearch final : public core::MatchFeed, public core::PathHelpers {
 public:
@@ -53,7 +49,7 @@ public:
     /// @p arena, in chunks of options.chunk(), options.ahead of them (0: threads + 4)
     /// in flight; counts chunks launched and searched in options.probe (if set).
     ParallelMatchSearch(const core::LevelParams& params, core::InputStream& in, tbb::task_arena& arena, int threads,
-                        const PipelineOptions& options);
+                        const GraphOptions& options);
     /// Stops the searches that have not started and waits for the running ones.
     ~ParallelMatchSearch() noexcept override;
     ParallelMatchSearch(const ParallelMatchSearch&) = delete;
@@ -118,5 +114,16 @@ private:
     std::atomic<std::uint64_t> parser_search_ns_{0};  // of those, on the parser's thread
     tbb::task_group group_;
 };
+
+/// The sequential core over @p in into @p out (segments of options.segment_size), with the
+/// match search ahead on @p threads threads of @p arena when the options search ahead
+/// (searches_ahead()) and @p threads > 1; the one place a compressor and its search are
+/// set up, for every graph that runs the core.  Call it inside @p arena.  On a failure,
+/// @p on_failure runs before the search is stopped (it must wake a search task that
+/// waits in @p in); @p stats, when given, receives the optimiser's counters.  Returns the
+/// input size.
+std::uint64_t compress_with_search(core::DeflateCompressor& compressor, core::InputStream& in, core::SegmentSink& out,
+                                   const GraphOptions& options, tbb::task_arena& arena, int threads,
+                                   const std::function<void()>& on_failure = {}, OptimiserStats* stats = nullptr);
 
 }  // namespace flowdeflate::graph

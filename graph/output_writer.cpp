@@ -1,6 +1,8 @@
 // output_writer.cpp - see output_writer.hpp.
 #include "graph/output_writer.hpp"
 
+#include "graph/failure.hpp"
+
 #include "io/fd_io.hpp"
 #include "io/large_array.hpp"
 
@@ -102,6 +104,15 @@ void OutputWriter::write_loop() {
         }
         if (item.done) item.done();
     }
+}
+
+void WriterSink::write(core::SegmentBuffer&& segment) {
+    check_cancelled(options_);
+    if (options_.probe) ++options_.probe->segments_out;
+    writer_.reserve();
+    out_bytes_ += segment.size();
+    hand_off(std::move(segment));
+    if (options_.progress) options_.progress(window_.bytes_read(), out_bytes_);
 }
 
 }  // namespace flowdeflate::graph

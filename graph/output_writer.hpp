@@ -1,5 +1,5 @@
-// output_writer.hpp - the output side of the streaming graph: a writer on its own I/O
-// thread with a bounded queue of segments.
+// output_writer.hpp - the output side of the file-descriptor graphs: a writer on its own
+// I/O thread with a bounded queue of segments, and the sink that feeds it.
 //
 // The compressor hands over finished segments (1 MiB by default) and goes on; the writer
 // writes them in order and frees (recycles) them.  At most `max_pending` segments wait,
@@ -18,6 +18,7 @@
 
 #include "core/segmented_output.hpp"
 #include "flowdeflate/core.hpp"
+#include "graph/graph_options.hpp"
 
 namespace flowdeflate::graph {
 
@@ -70,6 +71,27 @@ private:
     bool closed_ = false, cancelled_ = false;
     std::string error_;
     std::uint64_t written_ = 0;
+};
+
+/// Output segments to the writer's I/O thread, for both fd graphs: checks cancellation,
+/// counts for the probe, waits for room in the writer (the bound on output in flight),
+/// hands the segment on and reports progress (input read from @p window).  hand_off()
+/// sends it to the writer; the sequential graph sends it through its Write node instead.
+class WriterSink : public core::SegmentSink {
+public:
+    WriterSink(OutputWriter& writer, const InputWindow& window, const GraphOptions& options)
+        : writer_(writer), window_(window), options_(options) {}
+    void write(core::SegmentBuffer&& segment) final;
+    core::SegmentBuffer buffer(std::size_t size) override { return writer_.buffer(size); }
+
+protected:
+    virtual void hand_off(core::SegmentBuffer&& segment) { writer_.push(std::move(segment), [] {}); }
+
+private:
+    OutputWriter& writer_;
+    const InputWindow& window_;
+    const GraphOptions& options_;
+    std::uint64_t out_bytes_ = 0;
 };
 
 }  // namespace flowdeflate::graph

@@ -30,7 +30,7 @@
 #include <cstdint>
 #include <span>
 
-#include "flowdeflate/compress.hpp"
+#include "flowdeflate/core.hpp"
 
 namespace flowdeflate::graph {
 

@@ -349,7 +349,7 @@ void encode_block(benchmark::State& state) {
         state.SkipWithError("no block");
         return;
     }
-    parallel::BlockEncoder encoder;
+    parallel::Encoder encoder;
     parallel::CodedBlock coded;
     for (auto _ : state) {
         encoder.encode(*first, coded);
@@ -370,7 +370,7 @@ void prepare_blocks(benchmark::State& state, int level) {
     std::vector<std::unique_ptr<parallel::ResolvedBlock>> blocks;
     resolver.resolve(searcher.search(job, resolver.plan()),
                      [&](std::unique_ptr<parallel::ResolvedBlock> b) { blocks.push_back(std::move(b)); });
-    parallel::BlockEncoder encoder;
+    parallel::Encoder encoder;
     for (auto _ : state)
         for (const auto& b : blocks) benchmark::DoNotOptimize(encoder.prepare(*b));
     state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(in.size()));

@@ -23,7 +23,7 @@
 
 #include "bench_corpus.hpp"
 #include "flowdeflate/flowdeflate.hpp"
-#include "graph/pipeline.hpp"
+#include "graph/fd_graphs.hpp"
 
 namespace {
 
@@ -52,7 +52,7 @@ void bm_core_stream(benchmark::State& state, std::filesystem::path path, int lev
 
 void bm_stream(benchmark::State& state, std::filesystem::path path, int level) {
     const auto size = std::filesystem::file_size(path);
-    flowdeflate::graph::PipelineOptions options;
+    flowdeflate::graph::GraphOptions options;
     options.level = level;
     options.sequential = true;  // one compressor, as the in-memory core: the cost of streaming alone
     const int null_fd = ::open("/dev/null", O_WRONLY);

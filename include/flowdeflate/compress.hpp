@@ -26,22 +26,6 @@
 
 namespace flowdeflate {
 
-using Bytes = std::vector<std::uint8_t>;
-/// Receives output in order; the span is valid only during the call.
-using Sink = std::function<void(std::span<const std::uint8_t>)>;
-
-/// A Sink that copies into an output iterator (for example std::back_inserter(v)).
-template <class OutputIt>
-Sink iterator_sink(OutputIt it) {
-    return [it](std::span<const std::uint8_t> bytes) mutable { it = std::copy(bytes.begin(), bytes.end(), it); };
-}
-
-/// What a call did.
-struct Result {
-    std::uint64_t in_bytes = 0;
-    std::uint64_t out_bytes = 0;
-};
-
 // ---- one-shot compression ---------------------------------------------------------------
 
 /// Compresses @p in and returns the whole output.

@@ -1,13 +1,16 @@
-// flowdeflate/core.hpp - the compressor core's public surface: formats, levels, the error
-// type, and a one-thread Compressor that needs no TBB.
+// flowdeflate/core.hpp - the compressor core's public surface: formats, levels, the
+// vocabulary every call speaks (Bytes, Sink, Result), the error type, and a one-thread
+// Compressor that needs no TBB.
 //
 // flowdeflate writes, byte for byte, the DEFLATE / zlib / gzip streams that libdeflate
 // (1.19 and newer) writes at the same compression level.  The parallel and streaming calls
 // are in compress.hpp; flowdeflate.hpp includes everything.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -39,6 +42,24 @@ inline constexpr int kMaxLevel = 12;
 /// run up to 4 KiB past its end, and the chunk must hold more than its own overlap.
 inline constexpr std::size_t kMinChunkSize = 4096;
 inline constexpr int kDefaultLevel = 6;
+
+// ---- the calls' vocabulary ----------------------------------------------------------------
+
+using Bytes = std::vector<std::uint8_t>;
+/// Receives output in order; the span is valid only during the call.
+using Sink = std::function<void(std::span<const std::uint8_t>)>;
+
+/// A Sink that copies into an output iterator (for example std::back_inserter(v)).
+template <class OutputIt>
+Sink iterator_sink(OutputIt it) {
+    return [it](std::span<const std::uint8_t> bytes) mutable { it = std::copy(bytes.begin(), bytes.end(), it); };
+}
+
+/// What a call did.
+struct Result {
+    std::uint64_t in_bytes = 0;
+    std::uint64_t out_bytes = 0;
+};
 
 /// Every failure the library reports is a flowdeflate::Error (or derived from it): invalid
 /// options, unreadable input, a failed write, corrupt compressed data.  what() is a

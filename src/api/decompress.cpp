@@ -5,7 +5,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include <tbb/info.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 
 #include "flowdeflate/compress.hpp"
 #include "graph/parallel_inflate.hpp"
+#include "graph/threads.hpp"
 #include "inflate/stream_inflater.hpp"
 #include "io/fd.hpp"
 #include "io/fd_io.hpp"
@@ -60,7 +60,7 @@ Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Fo
     // (Asked only for a file the parallel decoder would take: the first question starts
     // oneTBB, which probes for libraries and costs a small file ~1 ms.)
     const auto parallel = [&] {
-        if (threads == 0) threads = std::min(tbb::info::default_concurrency(), kDefaultThreads);
+        if (threads == 0) threads = std::min(graph::available_cores(), kDefaultThreads);
         return threads > 1;
     };
     struct stat st {};

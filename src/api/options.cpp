@@ -5,9 +5,8 @@
 
 #include "flowdeflate/options.hpp"
 
-#include <tbb/task_arena.h>
-
 #include "core/levels.hpp"
+#include "graph/threads.hpp"
 
 namespace flowdeflate {
 
@@ -19,14 +18,13 @@ void check(bool ok, const char* field, const std::string& value, const std::stri
 
 // One thread with automatic tracks goes to the sequential compressor: nothing could run
 // beside the resolver, which would then parse every step itself, as the sequential
-// compressor does, plus the graph's hand-offs (it reached 0.89-0.97 of --sequential).  The
-// thread count is the one the call's arena will have (graph/arena.hpp).  Other track modes
-// keep the parallel graph with one thread: they search ahead, which is what they are for.
+// compressor does, plus the graph's hand-offs.  The thread count is the one the call will
+// run on (graph::thread_count()).  Other track modes keep the parallel graph with one
+// thread: they search ahead, which is what they are for.
 bool Options::parallel() const noexcept {
     if (sequential || !core::level_is_parallel(level)) return false;
     if (tracks != Tracks::automatic) return true;
-    const int workers = arena ? arena->max_concurrency() : threads > 0 ? threads : tbb::this_task_arena::max_concurrency();
-    return workers > 1;
+    return graph::thread_count(*this) > 1;
 }
 
 std::size_t Options::chunk() const noexcept {

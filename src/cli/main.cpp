@@ -10,21 +10,17 @@
 //
 // Files are never damaged: output goes to a temporary file in the same directory, which
 // is renamed over the final name only when complete (and removed on any error or on
-// SIGINT/SIGTERM/SIGHUP); the input is deleted only after that, and never with -k/-c.
+// SIGINT/SIGTERM/SIGHUP: temp_output.hpp); the input is deleted only after that, and
+// never with -k/-c.  What is reported of a file (-v, --stats, --progress) is report.hpp's.
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <climits>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <new>
 #include <optional>
@@ -32,9 +28,11 @@
 #include <vector>
 
 #include <fmt/core.h>
-#include <fmt/ranges.h>
 
+#include "cli/messages.hpp"
 #include "cli/options.hpp"
+#include "cli/report.hpp"
+#include "cli/temp_output.hpp"
 #include "flowdeflate/compress.hpp"
 #include "flowdeflate/stats.hpp"
 #include "io/fd_io.hpp"
@@ -45,136 +43,7 @@
 namespace flowdeflate::cli {
 namespace {
 
-// Per-file results, combined as libdeflate's gzip does: any error -> exit 1; otherwise
-// any warning (a file skipped) -> exit 2 (0 with -q); else 0.
-enum Status { kOk = 0, kError = 1, kWarning = 2 };
-
-// Messages begin with the program's name as it was run, as libdeflate's do; where the
-// situation is one libdeflate's gzip has, the words are its words, and a file is named
-// in double quotes ("standard input" and "standard output" for the streams).
-Status error(const std::string& message) {
-    fmt::print(stderr, "{}: {}\n", program_name(), message);
-    return kError;
-}
-
-Status warning(const Options& o, const std::string& message) {
-    if (!o.quiet) fmt::print(stderr, "{}: {}\n", program_name(), message);
-    return kWarning;
-}
-
-std::string errno_text() { return std::strerror(errno); }
-
-std::string in_quotes(const std::string& path) { return "\"" + path + "\""; }
-
 Status cannot_open(const std::string& path) { return error("Can't open " + in_quotes(path) + " for reading: " + errno_text()); }
-
-// ---- the temporary output file, removed on errors and signals ----------------------
-
-char g_temp_path[PATH_MAX];
-volatile std::sig_atomic_t g_temp_active = 0;
-
-// SIGBUS: a gzip file decoded on several threads is mapped, and a file that another
-// process truncates meanwhile faults there (libdeflate's gzip, which maps its input too,
-// dies the same way).  Said in a message prepared beforehand (write() is async-signal-safe).
-char g_bus_message[256];
-std::size_t g_bus_message_size = 0;
-
-extern "C" void remove_temp_and_die(int sig) {
-    if (g_temp_active) ::unlink(g_temp_path);  // async-signal-safe
-    if (sig == SIGBUS && g_bus_message_size > 0) {
-        [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, g_bus_message, g_bus_message_size);
-    }
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
-}
-
-void install_signal_handlers() {
-    const std::string bus =
-        fmt::format("{}: bus error: an input file changed size while it was being read\n", program_name());
-    g_bus_message_size = std::min(bus.size(), sizeof(g_bus_message));
-    std::memcpy(g_bus_message, bus.data(), g_bus_message_size);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGBUS}) std::signal(sig, remove_temp_and_die);
-}
-
-// io::FileOutput (the library's file calls use it too), with its temporary name
-// published to the signal handler.  Its failures are said in libdeflate's gzip's words:
-// that program opens the final name itself ("Can't open ... for writing"), after deleting
-// an old file there that it is to replace ("Unable to delete ...").
-class TempOutput {
-public:
-    /// Creates a temporary file beside @p final_path (an existing file there is to be
-    /// replaced).  False: error printed.
-    bool create(const std::string& final_path) {
-        final_ = final_path;
-        // A name that cannot be looked up (too long, below a file...) fails before any work,
-        // as libdeflate's open() of it does.
-        struct stat st {};
-        const bool found = !final_path.empty() && ::lstat(final_path.c_str(), &st) == 0;
-        replacing_ = found;
-        if (!found && (final_path.empty() || errno != ENOENT)) {
-            if (final_path.empty()) errno = ENOENT;
-            return failed(errno_text());
-        }
-        try {
-            file_ = std::make_unique<io::FileOutput>(final_path, 0600);
-        } catch (const Error& e) {
-            return failed(reason(e));
-        }
-        const std::string& temp = file_->temp_path();
-        if (temp.size() >= sizeof(g_temp_path)) {
-            file_.reset();
-            error(final_path + ": name too long");
-            return false;
-        }
-        std::memcpy(g_temp_path, temp.c_str(), temp.size() + 1);
-        g_temp_active = 1;
-        return true;
-    }
-    int fd() const { return file_->fd(); }
-
-    /// Gives the output @p st's mode, owner and times, and renames it into place.  The
-    /// setuid and setgid bits are not copied: a restored program must not gain them from
-    /// a .gz anyone could have written (libdeflate's gzip loses them too, as its chown
-    /// after chmod clears them).  What could not be preserved is said once the output is
-    /// in place, as libdeflate's gzip says it, and is no error.
-    bool commit(const struct stat& st) {
-        struct stat safe = st;
-        safe.st_mode &= ~mode_t(S_ISUID | S_ISGID);
-        const std::vector<std::string> unpreserved = file_->copy_attributes(safe);
-        try {
-            file_->commit();
-        } catch (const Error& e) {
-            if (replacing_) return failed(reason(e));
-            error(e.what());
-            return false;
-        }
-        g_temp_active = 0;
-        for (const std::string& what : unpreserved) error(in_quotes(final_) + ": unable to preserve " + what);
-        return true;
-    }
-
-    ~TempOutput() {
-        g_temp_active = 0;  // before the file goes: the handler must not unlink a reused name
-        file_.reset();
-    }
-
-private:
-    // FileOutput's message without the name it begins with.
-    std::string reason(const Error& e) const {
-        std::string r = e.what();
-        if (r.starts_with(final_ + ": ")) r.erase(0, final_.size() + 2);
-        return r;
-    }
-    bool failed(const std::string& why) const {
-        if (replacing_) error("Unable to delete " + in_quotes(final_) + ": " + why);
-        else error("Can't open " + in_quotes(final_) + " for writing: " + why);
-        return false;
-    }
-
-    std::unique_ptr<io::FileOutput> file_;
-    std::string final_;
-    bool replacing_ = false;
-};
 
 // As libdeflate's gzip: a symbolic link is followed only with -f, -c or -t (it would
 // otherwise replace the link's target's contents under the link's name and delete the link).
@@ -235,119 +104,13 @@ constexpr const char* kTerminalOutput =
 constexpr const char* kTerminalInput =
     "Refusing to read compressed data from terminal.  Use -f to override.\nFor help, use -h.";
 
-double peak_rss_mib() {
-    struct rusage ru {};
-    ::getrusage(RUSAGE_SELF, &ru);
-    return double(ru.ru_maxrss) / 1024.0;
-}
-
-// ---- progress ---------------------------------------------------------------------------
-
-class Progress {
-public:
-    Progress(const Options& o, std::uint64_t total) : enabled_(o.progress_bar && ::isatty(STDERR_FILENO)), total_(total) {}
-    void update(std::uint64_t in, std::uint64_t out) {
-        if (!enabled_) return;
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last_ < std::chrono::milliseconds(200)) return;
-        last_ = now;
-        const double secs = std::chrono::duration<double>(now - start_).count();
-        if (total_) {
-            const int width = 30;
-            const int filled = int(double(in) / double(total_) * width);
-            fmt::print(stderr, "\r[{:<{}}] {:3.0f}%  {:.1f} MB/s  ratio {:.1f}%", std::string(std::min(filled, width), '#'),
-                       width, 100.0 * double(in) / double(total_), double(in) / 1e6 / std::max(secs, 1e-3),
-                       in ? 100.0 * double(out) / double(in) : 0.0);
-        } else {
-            fmt::print(stderr, "\r{:.1f} MB read  {:.1f} MB/s", double(in) / 1e6, double(in) / 1e6 / std::max(secs, 1e-3));
-        }
-        shown_ = true;
-    }
-    ~Progress() {
-        if (shown_) fmt::print(stderr, "\r\033[K");
-    }
-
-private:
-    bool enabled_;
-    std::uint64_t total_;
-    bool shown_ = false;
-    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{};
-};
-
 // ---- compression --------------------------------------------------------------------------
 
-// The graph's counters of the last file, for -v.
-GraphStats g_last_stats;
-
-// Appends @p line to the statistics file @p path; a warning when it cannot.
-void append_stats(const std::string& path, const std::string& line) {
-    FILE* f = std::fopen(path.c_str(), "a");
-    if (!f) {
-        fmt::print(stderr, "flowdeflate: {}: cannot write statistics: {}\n", path, std::strerror(errno));
-        return;
-    }
-    std::fputs(line.c_str(), f);
-    std::fclose(f);
-}
-
-/// CPU time of the whole process so far, every thread's, user and system (getrusage()).
-std::uint64_t process_cpu_ns() {
-    struct rusage u {};
-    ::getrusage(RUSAGE_SELF, &u);
-    const auto ns = [](const timeval& t) { return std::uint64_t(t.tv_sec) * 1'000'000'000u + std::uint64_t(t.tv_usec) * 1000u; };
-    return ns(u.ru_utime) + ns(u.ru_stime);
-}
-
-/// The process's CPU time for the file being compressed (set around each compress_fd()):
-/// with the nodes' own times, what no node counts (I/O threads, oneTBB's scheduling, start).
-std::uint64_t g_file_cpu_ns = 0;
-
-// The start of a statistics line: the file (a JSON string), the level, the sizes and the
-// process's CPU time for it.
-std::string stats_head(const std::string& name, int level, const Result& r) {
-    std::string quoted;
-    for (const char c : name) {
-        if (c == '"' || c == '\\') quoted += '\\';
-        if (static_cast<unsigned char>(c) >= 0x20) quoted += c;
-    }
-    return fmt::format("{{\"file\":\"{}\",\"level\":{},\"in_bytes\":{},\"out_bytes\":{},\"process_cpu_ns\":{},",
-                       quoted, level, r.in_bytes, r.out_bytes, g_file_cpu_ns);
-}
-
-// One JSON line with the parallel graph's counters (see scripts/parallel-table).
-void write_stats(const std::string& path, const std::string& name, int level, const Result& r, const GraphStats& s) {
-    const ResolverStats& rs = s.resolver;
-    append_stats(path, stats_head(name, level, r) +
-                           fmt::format("\"threads\":{},\"chunk\":{},\"ahead\":{},\"ring\":{},"
-                                       "\"wall_ns\":{},\"search_ns\":{},\"resolve_ns\":{},"
-                                       "\"code_ns\":{},\"assemble_ns\":{},\"resolver_wait_ns\":{},\"ring_full_ns\":{},"
-                                       "\"chunks\":{},\"blocks\":{},\"syncs\":{},\"repairs\":{},\"repair_bytes\":{},"
-                                       "\"tracks\":{},\"chunk_search_us\":[{}],\"chunk_worker\":[{}],"
-                                       "\"chunk_resolve_us\":[{}]}}\n",
-                                       s.threads, s.chunk_size, s.ahead, s.ring, s.wall_ns, s.search_ns, rs.resolve_ns,
-                                       s.code_ns, s.assemble_ns, s.resolver_wait_ns, s.ring_full_ns, rs.chunks,
-                                       rs.blocks, rs.syncs, rs.repairs, rs.repair_bytes, s.tracks_searched,
-                                       fmt::join(s.chunk_search_us, ","), fmt::join(s.chunk_worker, ","),
-                                       fmt::join(s.chunk_resolve_us, ",")));
-}
-
-// The same for levels 10-12's search ahead of the optimiser ("optimiser_ns" marks them).
-void write_optimiser_stats(const std::string& path, const std::string& name, int level, const Result& r,
-                           const OptimiserStats& s) {
-    append_stats(path, stats_head(name, level, r) +
-                           fmt::format("\"threads\":{},\"chunk\":{},\"ahead\":{},\"wall_ns\":{},\"search_ns\":{},"
-                                       "\"optimiser_ns\":{},\"optimiser_wait_ns\":{},\"chunks\":{},"
-                                       "\"searched_by_optimiser\":{},\"min_cost_path\":\"{}\",\"path_min_part\":{},"
-                                       "\"path_passes\":{},\"path_positions\":{},\"path_split\":{},\"path_parts\":{},"
-                                       "\"path_taken\":{},\"path_disagreed\":{},\"path_ns\":{},\"path_guess_ns\":{}}}\n",
-                                       s.threads, s.chunk_size, s.ahead, s.wall_ns, s.search_ns, s.optimiser_ns,
-                                       s.wait_ns, s.chunks, s.searched_by_optimiser, s.min_cost_path, s.path_min_part, s.path_passes,
-                                       s.path_positions, s.path_split, s.path_parts,
-                                       s.path_taken, s.path_disagreed, s.path_ns, s.path_guess_ns));
-}
-
+// Compresses @p in_fd into @p out_fd (compress_fd()) and writes the --stats line; @p run
+// receives the result, the graph's counters and the CPU time.
 Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
-                   std::uint64_t size_hint, std::uint64_t& in_bytes, std::uint64_t& out_bytes) {
+                   std::uint64_t size_hint, FileRun& run) {
+    const auto start = std::chrono::steady_clock::now();
     flowdeflate::Options library = o;  // the library's part of the command line's options
     Progress progress(o, size_hint);
     library.progress = [&](std::uint64_t in, std::uint64_t out) { progress.update(in, out); };
@@ -356,92 +119,25 @@ Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int 
         const std::string shown_in = in_name == "(stdin)" ? "standard input" : in_quotes(in_name);
         const std::string shown_out = out_name == "(stdout)" ? "standard output" : in_quotes(out_name);
         const std::uint64_t cpu0 = process_cpu_ns();
-        const Result r = flowdeflate::compress_fd(in_fd, shown_in, out_fd, shown_out, library, &g_last_stats);
-        g_file_cpu_ns = process_cpu_ns() - cpu0;
-        in_bytes = r.in_bytes;
-        out_bytes = r.out_bytes;
-        if (!o.stats_file.empty()) {
-            if (g_last_stats.parallel)
-                write_stats(o.stats_file, in_name, o.level, r, g_last_stats);
-            else if (g_last_stats.optimiser.ran)
-                write_optimiser_stats(o.stats_file, in_name, o.level, r, g_last_stats.optimiser);
-            else if (g_last_stats.direct)  // one chunk, on this thread: no nodes to count
-                append_stats(o.stats_file, stats_head(in_name, o.level, r) + "\"threads\":1,\"direct\":true}\n");
-            else  // one compressor (--sequential, -p 1, level 0): no nodes to count
-                append_stats(o.stats_file, stats_head(in_name, o.level, r) + "\"threads\":1,\"sequential\":true}\n");
-        }
+        run.result = flowdeflate::compress_fd(in_fd, shown_in, out_fd, shown_out, library, &run.stats);
+        run.cpu_ns = process_cpu_ns() - cpu0;
+        append_stats(o, in_name, run);
     } catch (const std::bad_alloc&) {
         return error(in_name + ": out of memory (try fewer --threads or a smaller --chunk)");
     } catch (const std::exception& e) {
         return error(e.what());
     }
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return kOk;
 }
 
-void report(const Options& o, const std::string& name, std::uint64_t in, std::uint64_t out, double secs,
-            const std::string& what) {
-    if (!o.verbose) return;
-    const double ratio = in ? 100.0 * (1.0 - double(out) / double(in)) : 0.0;
-    fmt::print(stderr, "{}: {:.1f}% -- {} ({} -> {} bytes, {:.1f} MB/s, peak memory {:.1f} MiB)\n", name, ratio,
-               what, in, out, double(in) / 1e6 / std::max(secs, 1e-6), peak_rss_mib());
-    const GraphStats& s = g_last_stats;
-    if (!o.decompress && s.optimiser.ran) {
-        const OptimiserStats& n = s.optimiser;
-        fmt::print(stderr,
-                   "  levels 10-12: {} threads, chunk {} bytes, ahead {}; chunks {} ({} searched by the optimiser)\n"
-                   "  time (ms): search {:.1f}, optimiser {:.1f} ({}); optimiser waited {:.1f} ({} times); wall {:.1f}\n"
-                   "  paths in parts: {} passes over blocks of 8 KiB or more ({} positions), {} split (idle threads)"
-                   " into {} parts, {} guessed by other threads and taken, {} guesses disagreed; time (ms):"
-                   " optimiser in those passes {:.1f}, guesses {:.1f}\n",
-                   n.threads, n.chunk_size, n.ahead, n.chunks, n.searched_by_optimiser, double(n.search_ns) / 1e6,
-                   double(n.optimiser_ns) / 1e6, n.min_cost_path, double(n.wait_ns) / 1e6, n.waits,
-                   double(n.wall_ns) / 1e6, n.path_passes, n.path_positions, n.path_split, n.path_parts, n.path_taken,
-                   n.path_disagreed, double(n.path_ns) / 1e6, double(n.path_guess_ns) / 1e6);
-    }
-    if (o.decompress || !s.parallel) return;
-    const ResolverStats& r = s.resolver;
-    const auto ms = [](std::uint64_t ns) { return double(ns) / 1e6; };
-    fmt::print(stderr,
-               "  parallel graph: {} threads, chunk {} bytes, ahead {}, ring {}\n"
-               "  chunks {} ({}), blocks {}, syncs {} ({} onto branches)\n"
-               "  repairs {}: {} bytes ({:.3f}% of the input); causes: min match length {}, chunk start {}\n"
-               "  time (ms): search {:.1f}, resolve {:.1f}, code {:.1f}, assemble {:.1f}; resolver waited {:.1f};"
-               " ring full {:.1f}; wall {:.1f}\n",
-               s.threads, s.chunk_size, s.ahead, s.ring, r.chunks,
-               s.tracks_searched == 0 ? std::string("none searched ahead: one worker, the resolver parsed alone")
-                                      : fmt::format("{} searched with step masks, {} with branches",
-                                                    r.masked_chunks, r.branched_chunks),
-               r.blocks,
-               r.syncs, r.branches, r.repairs, r.repair_bytes, in ? 100.0 * double(r.repair_bytes) / double(in) : 0.0,
-               r.repairs_min_len, r.repairs_phase, ms(s.search_ns), ms(r.resolve_ns), ms(s.code_ns),
-               ms(s.assemble_ns), ms(s.resolver_wait_ns), ms(s.ring_full_ns), ms(s.wall_ns));
-    // Each worker's share of the searches: equal work per chunk, so a worker whose chunks
-    // cost more ran on a slower core (a shared machine's neighbours).
-    std::map<int, std::pair<std::uint64_t, std::size_t>> by_worker;  // slot -> (us, chunks)
-    for (std::size_t i = 0; i < s.chunk_worker.size() && i < s.chunk_search_us.size(); ++i) {
-        if (s.chunk_worker[i] < 0) continue;
-        auto& [us, chunks] = by_worker[s.chunk_worker[i]];
-        us += s.chunk_search_us[i];
-        ++chunks;
-    }
-    if (by_worker.empty()) return;
-    std::string line = "  search per worker:";
-    for (const auto& [slot, w] : by_worker)
-        line += fmt::format(" {:.1f} ms / {} chunks ({:.2f} ms each);", double(w.first) / 1e3, w.second,
-                            double(w.first) / 1e3 / double(w.second));
-    line.back() = '\n';
-    fmt::print(stderr, "{}", line);
-}
-
 Status compress_one(const Options& o, const std::string& path) {
-    const auto start = std::chrono::steady_clock::now();
-    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-    std::uint64_t in_bytes = 0, out_bytes = 0;
+    FileRun run;
     if (path == "-") {
         if (const Status s = check_stdin(); s != kOk) return s;
         if (!o.force && ::isatty(STDOUT_FILENO)) return error(kTerminalOutput);
-        const Status s = compress_fd(o, STDIN_FILENO, "(stdin)", STDOUT_FILENO, "(stdout)", 0, in_bytes, out_bytes);
-        if (s == kOk) report(o, "(stdin)", in_bytes, out_bytes, elapsed(), "written to standard output");
+        const Status s = compress_fd(o, STDIN_FILENO, "(stdin)", STDOUT_FILENO, "(stdout)", 0, run);
+        if (s == kOk) report(o, "(stdin)", run, "written to standard output");
         return s;
     }
     if (!o.to_stdout && !o.force && has_suffix(path, o.suffix)) {
@@ -460,21 +156,19 @@ Status compress_one(const Options& o, const std::string& path) {
     ::fcntl(in_fd, F_SETFL, ::fcntl(in_fd, F_GETFL) & ~O_NONBLOCK);
     if (o.to_stdout) {
         if (!o.force && ::isatty(STDOUT_FILENO)) return error(kTerminalOutput);
-        const Status s =
-            compress_fd(o, in_fd, path, STDOUT_FILENO, "(stdout)", std::uint64_t(st.st_size), in_bytes, out_bytes);
-        if (s == kOk) report(o, path, in_bytes, out_bytes, elapsed(), "written to standard output");
+        const Status s = compress_fd(o, in_fd, path, STDOUT_FILENO, "(stdout)", std::uint64_t(st.st_size), run);
+        if (s == kOk) report(o, path, run, "written to standard output");
         return s;
     }
     const std::string out_path = path + o.suffix;
     if (const Status s = may_replace(o, out_path); s != kOk) return s;
     TempOutput out;
     if (!out.create(out_path)) return kError;
-    if (const Status s = compress_fd(o, in_fd, path, out.fd(), out_path, std::uint64_t(st.st_size), in_bytes, out_bytes);
-        s != kOk)
+    if (const Status s = compress_fd(o, in_fd, path, out.fd(), out_path, std::uint64_t(st.st_size), run); s != kOk)
         return s;
     if (!out.commit(st)) return kError;
     delete_input(o, path);
-    report(o, path, in_bytes, out_bytes, elapsed(), "replaced with " + out_path);
+    report(o, path, run, "replaced with " + out_path);
     return kOk;
 }
 

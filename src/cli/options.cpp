@@ -147,115 +147,116 @@ std::string thread_count_error(std::string_view value) {
     return "invalid thread count: \"" + std::string(value) + "\" (1.." + std::to_string(kMaxThreads) + ")";
 }
 
-}  // namespace
+// The short options, each handled in short_options() below.
+constexpr const char* kShortOptions = "cdtfknqvhVSLp";
 
-ParseResult parse_options(int argc, char** argv) {
+// One pass over the words of argv.  Each step returns a ParseResult when parsing ends
+// there (--help, --version, an error), nothing to go on.
+struct ArgParser {
+    ArgParser(int c, char** v) : argc(c), argv(v) {}
+    int argc;
+    char** argv;
+    int i = 1;  // the word being parsed
     Options o;
-    if (argc > 0 && argv[0] != nullptr) {
-        const std::string_view argv0 = argv[0];
-        if (const auto name = argv0.substr(argv0.rfind('/') + 1); !name.empty()) g_program_name = std::string(name);
-        o.decompress = is_gunzip_name(g_program_name);
-    }
-    bool options_done = false;
     bool suffix_given = false;
-    auto fail = [](const std::string& m) { return ParseResult{std::nullopt, usage_error(m)}; };
-    auto set_level = [&](std::string_view digits) -> bool {
+
+    static ParseResult fail(const std::string& m) { return ParseResult{std::nullopt, usage_error(m)}; }
+
+    bool set_level(std::string_view digits) {
         int level;
         // "-01" is not a level, as in libdeflate's gzip.
         if (!parse_int(digits, level) || level > kMaxLevel || (digits.size() > 1 && digits[0] == '0')) return false;
         o.level = level;
         return true;
-    };
+    }
 
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        if (options_done || a == "-" || a.size() < 2 || a[0] != '-') {
-            o.files.emplace_back(a);
-            continue;
+    // "--name", "--name=value" or "--name value".
+    std::optional<ParseResult> long_option(std::string_view a) {
+        std::string_view name = a.substr(2), value;
+        bool has_value = false;
+        if (const auto eq = name.find('='); eq != std::string_view::npos) {
+            value = name.substr(eq + 1);
+            name = name.substr(0, eq);
+            has_value = true;
         }
-        if (a == "--") {
-            options_done = true;
-            continue;
+        auto take_value = [&]() -> bool {
+            if (has_value) return true;
+            if (i + 1 >= argc) return false;
+            value = argv[++i];
+            return true;
+        };
+        if (name == "stdout" || name == "to-stdout") o.to_stdout = true;
+        else if (name == "decompress" || name == "uncompress") o.decompress = true;
+        else if (name == "test") o.test = true;
+        else if (name == "force") o.force = true;
+        else if (name == "keep") o.keep = true;
+        else if (name == "no-name") {}
+        else if (name == "quiet") o.quiet = true;
+        else if (name == "verbose") o.verbose = true;
+        else if (name == "progress") o.progress_bar = true;
+        else if (name == "sequential") o.sequential = true;
+        else if (name == "help") {
+            print_usage(false);
+            return ParseResult{std::nullopt, 0};
+        } else if (name == "version") {
+            print_version();
+            return ParseResult{std::nullopt, 0};
+        } else if (name == "level") {
+            if (!take_value() || !set_level(value)) return invalid_level(value);
+        } else if (name == "suffix") {
+            if (!take_value()) return fail("option --suffix needs a value");
+            o.suffix = std::string(value);
+            suffix_given = true;
+        } else if (name == "threads") {
+            if (!take_value() || !parse_count(value, kMaxThreads, o.threads)) return fail(thread_count_error(value));
+        } else if (name == "chunk") {
+            if (!take_value() || !parse_size(value, o.chunk_size) || o.chunk_size < kMinChunkSize ||
+                o.chunk_size > kMaxChunkSize)
+                return fail("invalid chunk size (4096 bytes .. 1 GiB; K and M suffixes): \"" +
+                            std::string(value) + "\"");
+        } else if (name == "format") {
+            if (!take_value()) return fail("option --format needs a value");
+            if (value == "gzip") o.format = Format::gzip;
+            else if (value == "zlib") o.format = Format::zlib;
+            else if (value == "deflate" || value == "raw") o.format = Format::deflate;
+            else return fail("invalid value for --format (gzip, zlib or deflate): \"" + std::string(value) + "\"");
+        } else if (name == "ahead" || name == "ring" || name == "search-concurrency" ||
+                   name == "code-concurrency") {
+            int& target = name == "ahead" ? o.ahead
+                          : name == "ring" ? o.ring
+                          : name == "search-concurrency" ? o.search_concurrency
+                                                         : o.code_concurrency;
+            const int max = name == "ahead" ? kMaxAhead : name == "ring" ? kMaxRing : kMaxThreads;
+            if (!take_value() || !parse_count(value, max, target))
+                return fail("invalid value for --" + std::string(name) + ": \"" + std::string(value) + "\" (1.." +
+                            std::to_string(max) + ")");
+        } else if (name == "stats") {
+            if (!take_value() || value.empty()) return fail("option --stats needs a file name");
+            o.stats_file = std::string(value);
+        } else if (name == "tracks") {
+            if (!take_value()) return fail("option --tracks needs a value");
+            if (value == "auto") o.tracks = Tracks::automatic;
+            else if (value == "history") o.tracks = Tracks::history;
+            else if (value == "all") o.tracks = Tracks::all;
+            else return fail("invalid value for --tracks (auto, history or all): \"" + std::string(value) + "\"");
+        } else {
+            return fail("unrecognized option '" + std::string(a) + "'");
         }
-        if (a.substr(0, 2) == "--") {
-            std::string_view name = a.substr(2), value;
-            bool has_value = false;
-            if (const auto eq = name.find('='); eq != std::string_view::npos) {
-                value = name.substr(eq + 1);
-                name = name.substr(0, eq);
-                has_value = true;
-            }
-            auto take_value = [&]() -> bool {
-                if (has_value) return true;
-                if (i + 1 >= argc) return false;
-                value = argv[++i];
-                return true;
-            };
-            if (name == "stdout" || name == "to-stdout") o.to_stdout = true;
-            else if (name == "decompress" || name == "uncompress") o.decompress = true;
-            else if (name == "test") o.test = true;
-            else if (name == "force") o.force = true;
-            else if (name == "keep") o.keep = true;
-            else if (name == "no-name") {}
-            else if (name == "quiet") o.quiet = true;
-            else if (name == "verbose") o.verbose = true;
-            else if (name == "progress") o.progress_bar = true;
-            else if (name == "sequential") o.sequential = true;
-            else if (name == "help") {
-                print_usage(false);
-                return {std::nullopt, 0};
-            } else if (name == "version") {
-                print_version();
-                return {std::nullopt, 0};
-            } else if (name == "level") {
-                if (!take_value() || !set_level(value)) return invalid_level(value);
-            } else if (name == "suffix") {
-                if (!take_value()) return fail("option --suffix needs a value");
-                o.suffix = std::string(value);
-                suffix_given = true;
-            } else if (name == "threads") {
-                if (!take_value() || !parse_count(value, kMaxThreads, o.threads)) return fail(thread_count_error(value));
-            } else if (name == "chunk") {
-                if (!take_value() || !parse_size(value, o.chunk_size) || o.chunk_size < kMinChunkSize ||
-                    o.chunk_size > kMaxChunkSize)
-                    return fail("invalid chunk size (4096 bytes .. 1 GiB; K and M suffixes): \"" +
-                                std::string(value) + "\"");
-            } else if (name == "format") {
-                if (!take_value()) return fail("option --format needs a value");
-                if (value == "gzip") o.format = Format::gzip;
-                else if (value == "zlib") o.format = Format::zlib;
-                else if (value == "deflate" || value == "raw") o.format = Format::deflate;
-                else return fail("invalid value for --format (gzip, zlib or deflate): \"" + std::string(value) + "\"");
-            } else if (name == "ahead" || name == "ring" || name == "search-concurrency" ||
-                       name == "code-concurrency") {
-                int& target = name == "ahead" ? o.ahead
-                              : name == "ring" ? o.ring
-                              : name == "search-concurrency" ? o.search_concurrency
-                                                             : o.code_concurrency;
-                const int max = name == "ahead" ? kMaxAhead : name == "ring" ? kMaxRing : kMaxThreads;
-                if (!take_value() || !parse_count(value, max, target))
-                    return fail("invalid value for --" + std::string(name) + ": \"" + std::string(value) + "\" (1.." +
-                                std::to_string(max) + ")");
-            } else if (name == "stats") {
-                if (!take_value() || value.empty()) return fail("option --stats needs a file name");
-                o.stats_file = std::string(value);
-            } else if (name == "tracks") {
-                if (!take_value()) return fail("option --tracks needs a value");
-                if (value == "auto") o.tracks = Tracks::automatic;
-                else if (value == "history") o.tracks = Tracks::history;
-                else if (value == "all") o.tracks = Tracks::all;
-                else return fail("invalid value for --tracks (auto, history or all): \"" + std::string(value) + "\"");
-            } else {
-                return fail("unrecognized option '" + std::string(a) + "'");
-            }
-            continue;
-        }
-        // Short options, possibly combined: -9ck, -S.z, -p4
+        return std::nullopt;
+    }
+
+    // Short options, possibly combined: -9ck, -S.z, -p4.
+    std::optional<ParseResult> short_options(std::string_view a) {
         for (std::size_t j = 1; j < a.size(); ++j) {
             const char ch = a[j];
             if (ch >= '0' && ch <= '9') {
                 std::size_t k = j;
                 while (k + 1 < a.size() && a[k + 1] >= '0' && a[k + 1] <= '9') ++k;
+                // libdeflate's gzip takes the rest of the word as the level's ("-1a" is an
+                // invalid level, said in its words); a letter that is an option here goes
+                // on as one ("-9ck", as GNU gzip and pigz take it).
+                if (k + 1 < a.size() && std::string_view(kShortOptions).find(a[k + 1]) == std::string_view::npos)
+                    return invalid_level(a.substr(j));
                 if (!set_level(a.substr(j, k - j + 1))) return invalid_level(a.substr(j, k - j + 1));
                 j = k;
                 continue;
@@ -280,8 +281,8 @@ ParseResult parse_options(int argc, char** argv) {
                 case 'n': break;
                 case 'q': o.quiet = true; break;
                 case 'v': o.verbose = true; break;
-                case 'h': print_usage(false); return {std::nullopt, 0};
-                case 'V': print_version(); return {std::nullopt, 0};
+                case 'h': print_usage(false); return ParseResult{std::nullopt, 0};
+                case 'V': print_version(); return ParseResult{std::nullopt, 0};
                 case 'S': {
                     std::string v;
                     if (!rest_or_next(v)) return fail("option requires an argument -- 'S'");
@@ -303,22 +304,53 @@ ParseResult parse_options(int argc, char** argv) {
                 default: return fail(std::string("invalid option -- '") + ch + "'");
             }
         }
+        return std::nullopt;
     }
-    if (suffix_given && o.suffix.empty()) {
-        fmt::print(stderr, "{}: invalid suffix\n", g_program_name);
-        return {std::nullopt, 1};
+
+    // After the last word: the suffix and what the options imply.
+    ParseResult finish() {
+        if (suffix_given && o.suffix.empty()) {
+            fmt::print(stderr, "{}: invalid suffix\n", g_program_name);
+            return {std::nullopt, 1};
+        }
+        if (!suffix_given) o.suffix = o.format == Format::zlib ? ".zz" : o.format == Format::deflate ? ".deflate" : ".gz";
+        // Every flag was checked against the library's bounds above, in the flag's own words;
+        // this catches only what a new flag's check would miss (its message names the Options field).
+        try {
+            o.validate();
+        } catch (const Error& e) {
+            return fail(e.what());
+        }
+        if (o.test) o.decompress = true;
+        if (o.files.empty()) o.files.emplace_back("-");
+        return {o, 0};
     }
-    if (!suffix_given) o.suffix = o.format == Format::zlib ? ".zz" : o.format == Format::deflate ? ".deflate" : ".gz";
-    // Every flag was checked against the library's bounds above, in the flag's own words;
-    // this catches only what a new flag's check would miss (its message names the Options field).
-    try {
-        o.validate();
-    } catch (const Error& e) {
-        return fail(e.what());
+};
+
+}  // namespace
+
+ParseResult parse_options(int argc, char** argv) {
+    ArgParser p(argc, argv);
+    if (argc > 0 && argv[0] != nullptr) {
+        const std::string_view argv0 = argv[0];
+        if (const auto name = argv0.substr(argv0.rfind('/') + 1); !name.empty()) g_program_name = std::string(name);
+        p.o.decompress = is_gunzip_name(g_program_name);
     }
-    if (o.test) o.decompress = true;
-    if (o.files.empty()) o.files.emplace_back("-");
-    return {o, 0};
+    bool options_done = false;
+    for (; p.i < argc; ++p.i) {
+        const std::string_view a = argv[p.i];
+        if (options_done || a == "-" || a.size() < 2 || a[0] != '-') {
+            p.o.files.emplace_back(a);
+            continue;
+        }
+        if (a == "--") {
+            options_done = true;
+            continue;
+        }
+        const std::optional<ParseResult> ended = a.substr(0, 2) == "--" ? p.long_option(a) : p.short_options(a);
+        if (ended) return *ended;
+    }
+    return p.finish();
 }
 
 }  // namespace flowdeflate::cli

@@ -44,6 +44,29 @@ struct CodedCosts {
 /// @p is_final.  The writer must have room (see stored_cost()).
 void emit_stored(BitWriter& out, std::span<const u8> block, bool is_final);
 
+/// The one block-placement step, shared by the sequential compressor and the parallel
+/// graph's Assemble: a coded block at @p w's real bit offset goes out as stored block(s)
+/// when @p stored_only or when choose_block_type() says so there, else through
+/// @p emit_coded(type) (static or dynamic Huffman).  With @p bounded, a block whose chosen
+/// form does not fit in @p w's room is not written and false comes back.
+template <class EmitCoded>
+bool place_block(BitWriter& w, const CodedCosts& costs, std::span<const u8> data, bool is_final, bool stored_only,
+                 bool bounded, EmitCoded&& emit_coded) {
+    const u32 length = u32(data.size());
+    const BlockType type = stored_only ? BlockType::stored : choose_block_type(costs, w.bitcount, length);
+    if (bounded) {
+        const u32 cost = type == BlockType::stored           ? stored_cost(w.bitcount, length)
+                         : type == BlockType::static_huffman ? costs.static_cost
+                                                             : costs.dynamic_cost;
+        if ((w.bitcount + u64(cost) + 7) / 8 > w.room()) return false;
+    }
+    if (type == BlockType::stored)
+        emit_stored(w, data, is_final);
+    else
+        emit_coded(type);
+    return true;
+}
+
 class BlockCoder {
 public:
     BlockCoder();

@@ -1,8 +1,6 @@
 // deflate_compressor.cpp - see deflate_compressor.hpp.
 #include "core/deflate_compressor.hpp"
 
-#include <libdeflate.h>
-
 #include <cstring>
 
 #include "core/framing.hpp"
@@ -10,7 +8,7 @@
 
 namespace flowdeflate::core {
 
-bool BlockAssembler::append(BlockCoder& coder, const ParsedBlock& block, HuffmanCodes& scratch_codes) {
+bool BlockWriter::append(BlockCoder& coder, const ParsedBlock& block, HuffmanCodes& scratch_codes) {
     if (overflow_) return false;
     const HuffmanCodes* codes = block.codes;
     if (codes == nullptr) {
@@ -18,20 +16,11 @@ bool BlockAssembler::append(BlockCoder& coder, const ParsedBlock& block, Huffman
         codes = &scratch_codes;
     }
     const CodedCosts costs = coder.prepare(*block.freqs, *codes);
-    const u32 length = u32(block.data.size());
-    const BlockType type = choose_block_type(costs, out_.bitcount, length);
-    const u32 cost = type == BlockType::stored           ? stored_cost(out_.bitcount, length)
-                     : type == BlockType::static_huffman ? costs.static_cost
-                                                         : costs.dynamic_cost;
-    if ((out_.bitcount + u64(cost) + 7) / 8 > out_.room()) {
-        overflow_ = true;
-        return false;
-    }
-    if (type == BlockType::stored)
-        emit_stored(out_, block.data, block.is_final);
-    else
+    const bool placed = place_block(out_, costs, block.data, block.is_final, false, true, [&](BlockType type) {
         coder.emit_coded(out_, type, *codes, block.seqs, block.data, block.is_final);
-    return true;
+    });
+    overflow_ = !placed;
+    return placed;
 }
 
 std::size_t compress_stored(std::span<const u8> in, std::span<u8> out) {
@@ -59,27 +48,28 @@ std::size_t DeflateCompressor::deflate_bound(std::size_t in_size) {
 }
 
 std::size_t DeflateCompressor::bound(std::size_t in_size, Format format) {
-    const std::size_t framing = format == Format::gzip   ? kGzipHeaderSize + kGzipFooterSize
-                                : format == Format::zlib ? kZlibHeaderSize + kZlibFooterSize
-                                                         : 0;
-    return deflate_bound(in_size) + framing;
+    return deflate_bound(in_size) + Framing::overhead(format);
 }
 
 std::size_t DeflateCompressor::compress(std::span<const u8> in, std::span<u8> out, Format format) {
-    switch (format) {
-        case Format::deflate: return deflate(in, out);
-        case Format::zlib: return zlib(in, out);
-        case Format::gzip: return gzip(in, out);
-    }
-    return 0;
+    if (format == Format::deflate) return deflate(in, out);
+    // The frame around the DEFLATE stream, as libdeflate's gzip_compress()/zlib_compress().
+    const std::size_t overhead = Framing::overhead(format);
+    if (out.size() <= overhead) return 0;
+    Framing framing(format, params_.level);
+    const std::size_t head = framing.header(out.data());
+    const std::size_t n = deflate(in, out.subspan(head, out.size() - overhead));
+    if (n == 0) return 0;
+    framing.account(in);
+    return head + n + framing.trailer(out.data() + head + n);
 }
 
 std::size_t DeflateCompressor::deflate(std::span<const u8> in, std::span<u8> out) {
     if (in.size() <= params_.max_passthrough_size) return compress_stored(in, out);
     BitWriter w(out.data(), out.data() + out.size());
-    BlockAssembler assembler(w);
-    parse(in, [&](const ParsedBlock& b) { assembler.append(coder_, b, scratch_codes_); });
-    if (assembler.overflowed()) return 0;
+    BlockWriter blocks(w);
+    parse(in, [&](const ParsedBlock& b) { blocks.append(coder_, b, scratch_codes_); });
+    if (blocks.overflowed()) return 0;
     w.finish();
     return std::size_t(w.next - out.data());
 }
@@ -117,49 +107,13 @@ void DeflateCompressor::parse(std::span<const u8> in, Sink&& sink) {
     });
 }
 
-std::size_t DeflateCompressor::gzip(std::span<const u8> in, std::span<u8> out) {
-    if (out.size() <= kGzipHeaderSize + kGzipFooterSize) return 0;
-    u8* p = out.data();
-    gzip_header(params_.level, p);
-    const std::size_t n = deflate(in, out.subspan(kGzipHeaderSize, out.size() - kGzipHeaderSize - kGzipFooterSize));
-    if (n == 0) return 0;
-    p += kGzipHeaderSize + n;
-    put_le32(p, u32(libdeflate_crc32(0, in.data(), in.size())));
-    put_le32(p + 4, u32(in.size()));
-    return kGzipHeaderSize + n + kGzipFooterSize;
-}
-
-std::size_t DeflateCompressor::zlib(std::span<const u8> in, std::span<u8> out) {
-    if (out.size() <= kZlibHeaderSize + kZlibFooterSize) return 0;
-    zlib_header(params_.level, out.data());
-    const std::size_t n = deflate(in, out.subspan(kZlibHeaderSize, out.size() - kZlibHeaderSize - kZlibFooterSize));
-    if (n == 0) return 0;
-    const u32 adler = u32(libdeflate_adler32(1, in.data(), in.size()));
-    put_be32(out.data() + kZlibHeaderSize + n, adler);
-    return kZlibHeaderSize + n + kZlibFooterSize;
-}
-
 std::uint64_t DeflateCompressor::compress_stream(InputStream& in, SegmentSink& sink, Format format,
                                                  std::size_t segment_size, MatchFeed* feed) {
     SegmentedOutput out(sink, segment_size);
     BitWriter& w = out.writer();
-    u8 framing[kGzipHeaderSize];
-    if (format == Format::gzip) {
-        gzip_header(params_.level, framing);
-        out.put_bytes(framing, kGzipHeaderSize);
-    } else if (format == Format::zlib) {
-        zlib_header(params_.level, framing);
-        out.put_bytes(framing, kZlibHeaderSize);
-    }
-    u32 crc = 0, adler = 1;
-    std::uint64_t size = 0;
-    const auto consumed = [&](const u8* p, std::size_t n) {
-        if (format == Format::gzip)
-            crc = u32(libdeflate_crc32(crc, p, n));
-        else if (format == Format::zlib)
-            adler = u32(libdeflate_adler32(adler, p, n));
-        size += n;
-    };
+    Framing framing(format, params_.level);
+    u8 frame[Framing::kMaxSize];
+    out.put_bytes(frame, framing.header(frame));
 
     const u8* const begin = in.begin();
     // Is the whole input at most the pass-through size?  (Then ensure() returns its end.)
@@ -173,34 +127,27 @@ std::uint64_t DeflateCompressor::compress_stream(InputStream& in, SegmentSink& s
             const std::size_t len = std::min<std::size_t>(kMaxStoredLen, std::size_t(end - p));
             const bool is_final = p + len == end;  // fewer than 65536 bytes left: the end is known
             emit_stored(w, {p, len}, is_final);
-            consumed(p, len);
+            framing.account({p, len});
             p += len;
             in.release_before(p);
             out.maybe_hand_off();
             if (is_final) break;
         }
     } else {
-        BlockAssembler assembler(w);
+        BlockWriter blocks(w);
         parse(
             in,
             [&](const ParsedBlock& b) {
-                assembler.append(coder_, b, scratch_codes_);  // never overflows: see kSlack
-                consumed(b.data.data(), b.data.size());
+                blocks.append(coder_, b, scratch_codes_);  // never overflows: see kSlack
+                framing.account(b.data);
                 out.maybe_hand_off();
             },
             feed);
     }
     w.finish();
-    if (format == Format::gzip) {
-        put_le32(framing, crc);
-        put_le32(framing + 4, u32(size));  // ISIZE: the size modulo 2^32
-        out.put_bytes(framing, kGzipFooterSize);
-    } else if (format == Format::zlib) {
-        put_be32(framing, adler);
-        out.put_bytes(framing, kZlibFooterSize);
-    }
+    out.put_bytes(frame, framing.trailer(frame));
     out.finish();
-    return size;
+    return framing.size();
 }
 
 }  // namespace flowdeflate::core

@@ -19,12 +19,11 @@
 
 namespace flowdeflate::core {
 
-
-/// Appends coded blocks to a bit stream: the one place where stored blocks are chosen,
-/// because only here is the bit offset known.
-class BlockAssembler {
+/// Codes parsed blocks and appends them to a bit stream of fixed size, each placed at the
+/// real bit offset by place_block() (block_coder.hpp).
+class BlockWriter {
 public:
-    explicit BlockAssembler(BitWriter& out) : out_(out) {}
+    explicit BlockWriter(BitWriter& out) : out_(out) {}
 
     /// Codes @p block and appends it; returns false (and writes nothing more) when it
     /// does not fit in the output.
@@ -51,13 +50,10 @@ public:
 
     /// Raw DEFLATE; returns the size written or 0 when @p out is too small.
     std::size_t deflate(std::span<const u8> in, std::span<u8> out);
-    /// zlib and gzip framing around deflate(), as libdeflate writes them.
-    std::size_t zlib(std::span<const u8> in, std::span<u8> out);
-    std::size_t gzip(std::span<const u8> in, std::span<u8> out);
 
     static std::size_t deflate_bound(std::size_t in_size);
 
-    /// deflate(), zlib() or gzip() as @p format says.
+    /// deflate(), or deflate() in its zlib or gzip frame (core/framing.hpp), as @p format says.
     std::size_t compress(std::span<const u8> in, std::span<u8> out, Format format);
     /// A size compress() always fits in (libdeflate's *_compress_bound()).
     static std::size_t bound(std::size_t in_size, Format format);

@@ -1,10 +1,16 @@
-// framing.hpp - the gzip (RFC 1952) and zlib (RFC 1950) header and trailer, as
-// libdeflate writes them.  Shared by the sequential and the parallel assembly.
+// framing.hpp - the gzip (RFC 1952) and zlib (RFC 1950) header, check value and trailer,
+// as libdeflate writes them: Framing is the one piece that writes them, for the
+// sequential compressor (whole buffers and streams) and the parallel graph's Assemble.
 #pragma once
 
+#include <libdeflate.h>
+
+#include <cstdint>
 #include <cstring>
+#include <span>
 
 #include "core/deflate_format.hpp"
+#include "flowdeflate/core.hpp"
 
 namespace flowdeflate::core {
 inline constexpr std::size_t kGzipHeaderSize = 10;
@@ -43,5 +49,61 @@ inline void put_le32(u8* p, u32 v) {
 
 /// The gzip trailer's fields as they are read back (the decompressor's side of put_le32).
 inline u32 get_le32(const u8* p) { return u32(p[0]) | u32(p[1]) << 8 | u32(p[2]) << 16 | u32(p[3]) << 24; }
+
+/// A stream's framing: its header, the running check value and size of what it frames
+/// (CRC-32 and ISIZE for gzip, Adler-32 for zlib), and its trailer.  Raw DEFLATE has none.
+class Framing {
+public:
+    static constexpr std::size_t kMaxSize = kGzipHeaderSize;  ///< the longest header or trailer
+
+    Framing(Format format, int level) : format_(format), level_(level) {}
+
+    /// Header plus trailer bytes for @p format.
+    [[nodiscard]] static constexpr std::size_t overhead(Format format) {
+        return format == Format::gzip   ? kGzipHeaderSize + kGzipFooterSize
+               : format == Format::zlib ? kZlibHeaderSize + kZlibFooterSize
+                                        : 0;
+    }
+    [[nodiscard]] std::size_t header_size() const {
+        return format_ == Format::gzip ? kGzipHeaderSize : format_ == Format::zlib ? kZlibHeaderSize : 0;
+    }
+
+    /// Writes the header to @p out (kMaxSize bytes of room); returns its size.
+    std::size_t header(u8* out) const {
+        if (format_ == Format::gzip) gzip_header(level_, out);
+        if (format_ == Format::zlib) zlib_header(level_, out);
+        return header_size();
+    }
+    /// Adds @p data, the next input the stream holds, to the check value and size.
+    void account(std::span<const u8> data) {
+        if (format_ == Format::gzip)
+            crc_ = u32(libdeflate_crc32(crc_, data.data(), data.size()));
+        else if (format_ == Format::zlib)
+            adler_ = u32(libdeflate_adler32(adler_, data.data(), data.size()));
+        size_ += data.size();
+    }
+    /// Writes the trailer for everything accounted to @p out (kMaxSize bytes of room);
+    /// returns its size.
+    std::size_t trailer(u8* out) const {
+        if (format_ == Format::gzip) {
+            put_le32(out, crc_);
+            put_le32(out + 4, u32(size_));  // ISIZE: the size modulo 2^32
+            return kGzipFooterSize;
+        }
+        if (format_ == Format::zlib) {
+            put_be32(out, adler_);
+            return kZlibFooterSize;
+        }
+        return 0;
+    }
+    /// The input accounted so far.
+    [[nodiscard]] std::uint64_t size() const { return size_; }
+
+private:
+    Format format_;
+    int level_;
+    u32 crc_ = 0, adler_ = 1;
+    std::uint64_t size_ = 0;
+};
 
 }  // namespace flowdeflate::core

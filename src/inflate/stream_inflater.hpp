@@ -21,7 +21,7 @@
 #include <memory>
 #include <span>
 
-#include "flowdeflate/compress.hpp"
+#include "flowdeflate/core.hpp"
 
 namespace flowdeflate::inflate {
 

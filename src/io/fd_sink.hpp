@@ -1,4 +1,4 @@
-// fd_sink.hpp - a Sink (flowdeflate/compress.hpp) that writes to a file descriptor, and the
+// fd_sink.hpp - a Sink (flowdeflate/core.hpp) that writes to a file descriptor, and the
 // error it throws, so that a caller can tell the output's failure from the input's.
 #pragma once
 
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "flowdeflate/compress.hpp"
+#include "flowdeflate/core.hpp"
 #include "io/fd_io.hpp"
 
 namespace flowdeflate::io {

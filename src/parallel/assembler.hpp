@@ -7,6 +7,7 @@
 #include <span>
 
 #include "core/bit_writer.hpp"
+#include "core/framing.hpp"
 #include "core/segmented_output.hpp"
 #include "flowdeflate/core.hpp"
 #include "parallel/encoder.hpp"
@@ -14,23 +15,19 @@
 namespace flowdeflate::parallel {
 
 /// Appends coded blocks in order and frames the stream (gzip/zlib header and trailer).
-class StreamAssembler {
+class Assembler {
 public:
-    StreamAssembler(SegmentedOutput& out, Format format, int level);
+    Assembler(SegmentedOutput& out, Format format, int level);
+    /// Appends @p block at the stream's bit offset (place_block(): stored when cheaper there).
     void append(const CodedBlock& block);
-    /// Codes @p block with @p encoder straight at the stream's bit offset (and decides a
-    /// stored block there), as the sequential compressor does.
-    void append(const ResolvedBlock& block, BlockEncoder& encoder);
     /// Writes the trailer and the last partial segment.
     void finish();
-    [[nodiscard]] std::uint64_t in_bytes() const { return size_; }
+    [[nodiscard]] std::uint64_t in_bytes() const { return framing_.size(); }
 
 private:
     void account(std::span<const u8> data);  // the check value and size, after a block
     SegmentedOutput& out_;
-    Format format_;
-    u32 crc_ = 0, adler_ = 1;
-    std::uint64_t size_ = 0;
+    Framing framing_;
 };
 
 /// Appends @p nbits bits from @p bits (which has 8 readable bytes of slack) to @p w.

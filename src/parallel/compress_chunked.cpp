@@ -17,11 +17,11 @@ std::vector<u8> compress_chunked(std::span<const u8> in, int level, Format forma
         }
     } sink;
     SegmentedOutput out(sink, 1u << 20);
-    StreamAssembler assembler(out, format, level);
+    Assembler assembler(out, format, level);
     ChunkSearcher searcher(level);
     Resolver resolver(level, options.tracks, options.workers);
     if (options.resolver_load) resolver.fix_resolver_load(*options.resolver_load);
-    BlockEncoder encoder;
+    Encoder encoder;
     CodedBlock coded;
     const u8* const end = in.data() + in.size();
     Chunker chunker(in.data(), options.chunk_size);

@@ -89,14 +89,14 @@ void copy_sequences(const std::vector<SeqRun>& runs, Sequence* out, SymbolFreqs&
 CodedBlock::CodedBlock() : bits(BitsPool::instance().take()) {}
 CodedBlock::~CodedBlock() { BitsPool::instance().give(std::move(bits)); }
 
-BlockEncoder::BlockEncoder()
+Encoder::Encoder()
     : coder_(std::make_unique<BlockCoder>()),
       codes_(std::make_unique<HuffmanCodes>()),
       seqs_(new Sequence[kSeqStoreLength + 1]),
       freqs_(std::make_unique<SymbolFreqs>()) {}
-BlockEncoder::~BlockEncoder() = default;
+Encoder::~Encoder() = default;
 
-void BlockEncoder::encode(const ResolvedBlock& block, CodedBlock& out) {
+void Encoder::encode(const ResolvedBlock& block, CodedBlock& out) {
     out.index = block.index;
     out.data = block.data;
     out.is_final = block.is_final;
@@ -113,7 +113,7 @@ void BlockEncoder::encode(const ResolvedBlock& block, CodedBlock& out) {
     w.finish();
 }
 
-CodedCosts BlockEncoder::prepare(const ResolvedBlock& block) {
+CodedCosts Encoder::prepare(const ResolvedBlock& block) {
     freqs_->clear();
     if (block.literals_counted) std::memcpy(freqs_->litlen, block.litlen, sizeof(block.litlen));
     if (!block.seq_runs.empty())
@@ -124,7 +124,7 @@ CodedCosts BlockEncoder::prepare(const ResolvedBlock& block) {
     return coder_->prepare(*freqs_, *codes_);
 }
 
-void BlockEncoder::emit(BitWriter& w, BlockType type, const ResolvedBlock& block) {
+void Encoder::emit(BitWriter& w, BlockType type, const ResolvedBlock& block) {
     coder_->emit_coded(w, type, *codes_, seqs_.get(), block.data, block.is_final);
 }
 

@@ -24,9 +24,6 @@ struct CodedBlock {
     CodedCosts costs{};
     PodBuffer<u8> bits;  ///< (nbits + 7) / 8 bytes and 8 of slack; from a pool (pool.hpp)
     std::size_t nbits = 0;
-    /// Set instead of the bits when the block is coded at assembly, at its real bit offset
-    /// (one worker: Code and Assemble run one after the other anyway).
-    std::shared_ptr<const ResolvedBlock> uncoded;
 
     CodedBlock();
     ~CodedBlock();  ///< gives the bits' buffer back
@@ -35,10 +32,10 @@ struct CodedBlock {
 };
 
 /// Codes blocks; one per worker thread.
-class BlockEncoder {
+class Encoder {
 public:
-    BlockEncoder();
-    ~BlockEncoder();
+    Encoder();
+    ~Encoder();
     /// The block's bits from bit offset 0, and its costs, into @p out.
     void encode(const ResolvedBlock& block, CodedBlock& out);
     /// The block's symbol counts, Huffman codes and costs, for emit().

@@ -1,6 +1,6 @@
 // idle_pool.hpp - objects that are costly to build or to fault in, kept idle for the
 // next user: the one pool behind the graph's storage pools (pool.hpp), the library's
-// per-level compressors (api/compressor_pool.hpp) and the level 10-12 search's finders
+// per-level compressors (parallel/compressor_pool.hpp) and the level 10-12 search's finders
 // and record pages (graph/match_search.hpp).
 #pragma once
 

@@ -65,6 +65,23 @@ TEST_F(Cli, ParallelOptionsRejectBadValues) {
     EXPECT_LISTING({"in.txt"});
 }
 
+TEST_F(Cli, LevelWithTrailingCharactersIsAnInvalidLevel) {
+    // libdeflate's gzip reads the rest of "-1a" as the level: its message, its status.
+    REQUIRE_REFERENCE();
+    write("in.txt", text(1000, 4));
+    for (const std::string level : {"-1a", "-6x", "-13", "-123"}) {
+        const Result r = fd({level, "-c", "in.txt"});
+        const Result want = ref({level, "-c", "in.txt"});
+        EXPECT_STATUS(want, 1) << level << " (reference)";
+        EXPECT_STATUS(r, 1) << level;
+        const std::string words = "Invalid compression level: \"" + level.substr(1) + "\"";
+        EXPECT_NE(r.err.find(words), std::string::npos) << level << ": " << r.err;
+        EXPECT_NE(want.err.find(words), std::string::npos) << level << " (reference): " << want.err;
+        EXPECT_TRUE(r.out.empty()) << level;
+    }
+    EXPECT_LISTING({"in.txt"});
+}
+
 // ---- 2. combined and long options -----------------------------------------------------
 
 TEST_F(Cli, CombinedShortOptions) {

@@ -72,7 +72,7 @@ TEST(ParallelMatchSearch, OfferRunsEveryPartOnceAndMainOnTheCaller) {
         AllowParallelism allow{std::size_t(threads)};  // more threads than cores, as -p9 gets
         tbb::task_arena arena(threads);
         initialize_arena(arena);
-        PipelineOptions options;
+        GraphOptions options;
         options.chunk_size = 1 << 16;
         ParallelMatchSearch search(core::LevelParams::for_level(10), input, arena, threads, options);
         ASSERT_EQ(search.path_helpers(), &search);
@@ -112,7 +112,7 @@ TEST(ParallelMatchSearch, HelpersRunPartsWhileChunksAreSearched) {
     AllowParallelism allow(4);
     tbb::task_arena arena(4);
     initialize_arena(arena);
-    PipelineOptions options;
+    GraphOptions options;
     options.chunk_size = 1 << 18;
     ParallelMatchSearch search(core::LevelParams::for_level(12), input, arena, 4, options);
     arena.execute([&] {

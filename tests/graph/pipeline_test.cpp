@@ -34,7 +34,7 @@
 
 #include "flowdeflate/flowdeflate.hpp"
 #include "graph/input_window.hpp"
-#include "graph/pipeline.hpp"
+#include "graph/fd_graphs.hpp"
 #include "support/sanitizers.hpp"
 #include "support/test_data.hpp"
 #include "support/watchdog.hpp"
@@ -70,7 +70,7 @@ Bytes read_fd_all(int fd) {
 Bytes whole_buffer(const Bytes& data, int level) { return Compressor(level).compress(data, Format::gzip); }
 
 // Compresses @p data from a file through the graph into a pipe drained by a thread.
-Bytes through_file(const Bytes& data, const PipelineOptions& options, const TempDir& dir) {
+Bytes through_file(const Bytes& data, const GraphOptions& options, const TempDir& dir) {
     const auto path = dir.path / "in";
     write_file(path, data);
     const int in = ::open(path.c_str(), O_RDONLY);
@@ -87,7 +87,7 @@ Bytes through_file(const Bytes& data, const PipelineOptions& options, const Temp
 }
 
 // The same with the input coming through a pipe (no size known).
-Bytes through_pipe(const Bytes& data, const PipelineOptions& options) {
+Bytes through_pipe(const Bytes& data, const GraphOptions& options) {
     int in[2], out[2];
     EXPECT_EQ(::pipe(in), 0);
     EXPECT_EQ(::pipe(out), 0);
@@ -116,7 +116,7 @@ class PipelineLevels : public ::testing::TestWithParam<std::tuple<int, bool>> {}
 TEST_P(PipelineLevels, FilesAndPipesEqualWholeBuffer) {
     const int level = std::get<0>(GetParam());
     TempDir dir;
-    PipelineOptions options;
+    GraphOptions options;
     options.level = level;
     options.sequential = std::get<1>(GetParam());
     options.threads = 2;
@@ -159,8 +159,8 @@ std::string describe(const GraphConfig& c) {
            std::to_string(int(c.tracks));
 }
 
-PipelineOptions parallel_options(int level, const GraphConfig& c) {
-    PipelineOptions o;
+GraphOptions parallel_options(int level, const GraphConfig& c) {
+    GraphOptions o;
     o.level = level;
     o.threads = c.threads;
     o.chunk_size = c.chunk;
@@ -188,7 +188,7 @@ TEST_P(ParallelGraph, ThreadsChunksWindowsAndRings) {
     const Bytes want = whole_buffer(data, level);
     for (const GraphConfig& c : configs) {
         SCOPED_TRACE(describe(c));
-        const PipelineOptions o = parallel_options(level, c);
+        const GraphOptions o = parallel_options(level, c);
         EXPECT_TRUE(through_file(data, o, dir) == want) << "from a file";
         if (c.chunk <= 64 * 1024) {
             EXPECT_TRUE(through_pipe(data, o) == want) << "from a pipe";
@@ -246,7 +246,7 @@ TEST_P(NearOptimalGraph, ThreadsChunksAndWindows) {
     const Bytes want = whole_buffer(data, level);
     for (const GraphConfig& c : configs) {
         SCOPED_TRACE(describe(c));
-        PipelineOptions o = parallel_options(level, c);
+        GraphOptions o = parallel_options(level, c);
         Probe probe;
         o.probe = &probe;
         testing::Watchdog watchdog(probe, std::chrono::seconds(60), describe(c) + ", level " + std::to_string(level));
@@ -289,7 +289,7 @@ TEST(ParallelStress, RandomConfigurations) {
         SCOPED_TRACE(describe(c) + ", level " + std::to_string(level) + ", " +
                      std::string(testing::kind_name(kind)) + ", " + std::to_string(size) + " bytes, round " +
                      std::to_string(round));
-        PipelineOptions o = parallel_options(level, c);
+        GraphOptions o = parallel_options(level, c);
         Probe probe;
         o.probe = &probe;
         const Bytes want = whole_buffer(data, level);
@@ -321,7 +321,7 @@ TEST(WatchdogDeathTest, AStalledRunAbortsWithTheGraphState) {
 TEST(Pipeline, DefaultOptionsOnMegabytesOfText) {
     TempDir dir;
     const Bytes data = testing::generate(testing::Kind::text, 9 * 1024 * 1024 + 17, 4242);
-    PipelineOptions options;  // 1 MiB reads and segments, 8 MiB ahead
+    GraphOptions options;  // 1 MiB reads and segments, 8 MiB ahead
     EXPECT_TRUE(through_file(data, options, dir) == whole_buffer(data, options.level));
     EXPECT_TRUE(through_pipe(data, options) == whole_buffer(data, options.level));
 }
@@ -339,7 +339,7 @@ std::string error_when_changed(const std::filesystem::path& path, std::size_t si
     const int in = ::open(path.c_str(), O_RDONLY);
     int out[2];
     EXPECT_EQ(::pipe(out), 0);
-    PipelineOptions options;
+    GraphOptions options;
     options.level = graph == Graph::near_optimal ? 10 : 1;
     options.sequential = graph == Graph::sequential;
     options.threads = graph == Graph::near_optimal ? 3 : 2;
@@ -412,7 +412,7 @@ TEST(Pipeline, WriteErrorIsReported) {
     if (full < 0) GTEST_SKIP() << "no /dev/full";
     for (const int level : {6, 10}) {  // level 10: with the match search ahead on two threads
         for (const bool sequential : {true, false}) {
-            PipelineOptions options;
+            GraphOptions options;
             options.level = level;
             options.threads = 2;
             options.sequential = sequential;

@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "graph/pipeline.hpp"
+#include "graph/graph_options.hpp"
 
 namespace flowdeflate::testing {
 

@@ -1,7 +1,7 @@
 // compressor_pool.cpp - see compressor_pool.hpp.
-#include "api/compressor_pool.hpp"
+#include "parallel/compressor_pool.hpp"
 
-namespace flowdeflate::api {
+namespace flowdeflate::parallel {
 
 CompressorPool& CompressorPool::instance() {
     // Never destroyed: calls from other static destructors or detached threads may still
@@ -35,4 +35,4 @@ std::span<core::u8> CompressorPool::Lease::scratch(std::size_t size) {
     return entry_->scratch.span().first(size);
 }
 
-}  // namespace flowdeflate::api
+}  // namespace flowdeflate::parallel

@@ -1,5 +1,5 @@
-// parallel_pipeline.cpp - the parallel graph over file descriptors, wired in
-// compress_fd_parallel() below:
+// parallel_fd_graph.cpp - the parallel graph over file descriptors (fd_graphs.hpp), wired
+// in compress_fd_parallel() below:
 //
 //   Read (reader + chunker I/O threads) ─► ChunkGraph (chunk_graph.hpp:
 //   Search ─► Resolve ─► Code ─► Assemble) ─► Write (writer I/O thread)
@@ -23,15 +23,14 @@
 #include "parallel/chunker.hpp"
 #include "graph/arena.hpp"
 #include "graph/chunk_graph.hpp"
-#include "graph/pipeline.hpp"
+#include "graph/fd_graphs.hpp"
+#include "graph/io_thread.hpp"
+#include "graph/output_writer.hpp"
 
 namespace flowdeflate::graph {
 namespace {
 
 using core::now_ns;
-
-using Bytes = std::vector<std::uint8_t>;
-
 
 // Lets the chunker hand out chunk k only while k < resolved + limit (the search window)
 // and while the chunk starts less than `slack` bytes past what assembly has finished:
@@ -89,8 +88,8 @@ private:
 
 }  // namespace
 
-PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
-                                    const PipelineOptions& options) {
+GraphResult compress_fd_parallel(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
+                                 const GraphOptions& options) {
     using namespace tbb::flow;
     ArenaUse arena(options);
     const ParallelShape shape = parallel_shape(options, arena.threads());
@@ -111,7 +110,7 @@ PipelineResult compress_fd_parallel(int in_fd, const std::string& in_name, int o
         writer.cancel();
     });
     const auto fail = [&](std::exception_ptr e) { failure.fail(e); };
-    PipelineResult result;
+    GraphResult result;
     std::unique_ptr<ChunkGraph> chunks;
 
     // The I/O threads start before the graph: a failure to make one is a clean error.

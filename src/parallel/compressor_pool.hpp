@@ -17,7 +17,7 @@
 #include "io/raw_buffer.hpp"
 #include "parallel/idle_pool.hpp"
 
-namespace flowdeflate::api {
+namespace flowdeflate::parallel {
 
 /// A compressor and its scratch buffer, as the pool keeps them.
 struct PoolEntry {
@@ -58,4 +58,4 @@ private:
     parallel::IdlePool<std::unique_ptr<PoolEntry>, kMaxLevel + 1> idle_{kIdlePerLevel};
 };
 
-}  // namespace flowdeflate::api
+}  // namespace flowdeflate::parallel

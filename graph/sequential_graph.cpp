@@ -1,10 +1,9 @@
-// pipeline.cpp - see pipeline.hpp.  The whole graph is wired in compress_fd().
-#include "graph/pipeline.hpp"
+// sequential_graph.cpp - the sequential graph over file descriptors (fd_graphs.hpp), wired
+// in compress_fd_sequential(), and compress_fd(), which chooses the graph.
+#include "graph/fd_graphs.hpp"
 
 #include <tbb/flow_graph.h>
 #include <tbb/task_arena.h>
-
-#include <tbb/info.h>
 
 #include <algorithm>
 #include <exception>
@@ -12,11 +11,13 @@
 #include <optional>
 #include <vector>
 
-#include "core/clock.hpp"
 #include "core/deflate_compressor.hpp"
 #include "graph/arena.hpp"
-#include "graph/chunk_graph.hpp"
+#include "graph/failure.hpp"
+#include "graph/io_thread.hpp"
 #include "graph/match_search.hpp"
+#include "graph/output_writer.hpp"
+#include "graph/threads.hpp"
 
 namespace flowdeflate::graph {
 namespace {
@@ -35,7 +36,7 @@ struct InputArriving {};                 // Read -> Compress: the window is fill
 class PortSink final : public WriterSink {
 public:
     using Ports = tbb::flow::multifunction_node<InputArriving, std::tuple<Segment>>::output_ports_type;
-    PortSink(Ports& ports, OutputWriter& writer, const InputWindow& window, const PipelineOptions& options)
+    PortSink(Ports& ports, OutputWriter& writer, const InputWindow& window, const GraphOptions& options)
         : WriterSink(writer, window, options), ports_(ports) {}
 
 private:
@@ -46,48 +47,31 @@ private:
     std::size_t next_seq_ = 0;
 };
 
-// Threads for the match search of levels 10-12 (1: none, the parser searches).
-int near_optimal_search_threads(const PipelineOptions& options) {
-    if (!searches_ahead(options)) return 1;
-    if (options.arena) return options.arena->max_concurrency();
-    return options.threads > 0 ? options.threads : tbb::info::default_concurrency();
-}
-
 }  // namespace
 
-std::uint64_t Probe::progress() const {
-    return chunks_in + chunks_searched + chunks_resolved + blocks_coded + blocks_assembled + segments_out;
-}
-
-std::string Probe::dump() const {
-    return "chunks in " + std::to_string(chunks_in) + ", searched " + std::to_string(chunks_searched) +
-           ", resolved " + std::to_string(chunks_resolved) + "; blocks coded " + std::to_string(blocks_coded) +
-           ", assembled " + std::to_string(blocks_assembled) + "; output segments " + std::to_string(segments_out);
-}
-
-PipelineResult compress_fd(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
-                           const PipelineOptions& options) {
+GraphResult compress_fd(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
+                        const GraphOptions& options) {
     options.validate();
     if (options.parallel())
         return compress_fd_parallel(in_fd, in_name, out_fd, out_name, options);
     return compress_fd_sequential(in_fd, in_name, out_fd, out_name, options);
 }
 
-PipelineResult compress_fd_sequential(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
-                                      const PipelineOptions& options) {
+GraphResult compress_fd_sequential(int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
+                                   const GraphOptions& options) {
     using namespace tbb::flow;
     InputWindow window(in_fd, in_name, options.window);
     OutputWriter writer(out_fd, out_name, options.max_pending_segments);
     core::DeflateCompressor compressor(options.level);
     std::exception_ptr failure;
-    PipelineResult result;
+    GraphResult result;
 
     // Two threads whatever the machine: the caller runs the Compress task; the other
     // forwards segments (buffering nodes forward through tasks) into Write.  With one,
     // Compress would wait for room in the writer forever (and the default arena has one
     // thread on a one-core machine).  Levels 10-12 with more threads: the others search
     // ahead of the parser (match_search.hpp), and forward segments between chunks.
-    const int search_threads = near_optimal_search_threads(options);
+    const int search_threads = searches_ahead(options) ? thread_count(options) : 1;
     Options arena_options = options;
     arena_options.arena = nullptr;
     arena_options.threads = std::max(2, search_threads);
@@ -107,25 +91,18 @@ PipelineResult compress_fd_sequential(int in_fd, const std::string& in_name, int
         // Compress: the sequential core over the window; segments go out as they fill.
         using CompressNode = multifunction_node<InputArriving, std::tuple<Segment>>;
         CompressNode compress(g, serial, [&](const InputArriving&, CompressNode::output_ports_type& ports) {
-            // The search outlives the try: its tasks may wait in the window until the
-            // failure cancels it.
+            const auto stop_io = [&] {
+                window.cancel();  // (wakes a search task waiting for input, and the reader)
+                writer.cancel();
+            };
             CancellableInput cancellable(window, options);
-            std::optional<ParallelMatchSearch> search;
+            PortSink sink(ports, writer, window, options);
             try {
-                PortSink sink(ports, writer, window, options);
-                if (search_threads > 1)
-                    search.emplace(compressor.params(), cancellable, arena, search_threads, options);
-                const std::uint64_t t0 = core::thread_cpu_ns(), w0 = core::now_ns();
-                result.in_bytes = compressor.compress_stream(cancellable, sink, options.format, options.segment_size,
-                                                             search ? &*search : nullptr);
-                if (search) {
-                    result.stats.optimiser = search->stats(core::thread_cpu_ns() - t0);
-                    result.stats.optimiser.wall_ns = core::now_ns() - w0;
-                }
+                result.in_bytes = compress_with_search(compressor, cancellable, sink, options, arena, search_threads,
+                                                       stop_io, &result.stats.optimiser);
             } catch (...) {
                 failure = std::current_exception();
-                window.cancel();
-                writer.cancel();
+                stop_io();
             }
         });
 
