@@ -3,10 +3,13 @@
 // long forms, -n, -q and -v.  What the options do to the output bytes is in
 // output_test.cpp, to the files in files_test.cpp.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/cli_support.hpp"
@@ -270,6 +273,47 @@ TEST_F(Cli, StatsWriteALinePerFileOnEveryPath) {
     const std::string json = read("s.json");
     EXPECT_NE(json.find("\"in_bytes\":100000"), std::string::npos) << json;
     EXPECT_NE(json.find("\"direct\":true"), std::string::npos) << json;
+}
+
+// Under a cgroup CPU quota of one CPU, the default thread count is one (the sequential
+// compressor), whatever the host's cores; -p2 still asks for two.  Needs a cgroup the
+// test may create (root, a writable cpu controller: v2 cpu.max or v1 cpu.cfs_quota_us);
+// skipped elsewhere.
+TEST_F(Cli, CpuQuotaOfOneCpuSetsTheDefaultThreads) {
+    namespace fs = std::filesystem;
+    std::string group, quota_file, quota;
+    const std::string name = "flowdeflate-test-" + std::to_string(::getpid());
+    if (fs::exists("/sys/fs/cgroup/cgroup.controllers")) {  // v2, unified
+        group = "/sys/fs/cgroup/" + name, quota_file = "cpu.max", quota = "100000 100000";
+    } else if (fs::exists("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")) {
+        group = "/sys/fs/cgroup/cpu/" + name, quota_file = "cpu.cfs_quota_us", quota = "100000";
+    } else if (fs::exists("/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us")) {
+        group = "/sys/fs/cgroup/cpu,cpuacct/" + name, quota_file = "cpu.cfs_quota_us", quota = "100000";
+    }
+    std::error_code ec;
+    if (group.empty() || !fs::create_directory(group, ec)) GTEST_SKIP() << "no cgroup to make here";
+    struct Remove {
+        std::string dir;
+        ~Remove() { ::rmdir(dir.c_str()); }
+    } remove{group};
+    {
+        std::ofstream q(group + "/" + quota_file);
+        q << quota << "\n";
+        q.flush();
+        if (!q) GTEST_SKIP() << "cannot set a CPU quota in " << group;
+    }
+    if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one core: one thread either way";
+    write("in.txt", text(1'100'000, 21));  // more than a chunk: the graph's decision
+    for (const auto& [flags, word] : std::vector<std::pair<std::string, std::string>>{
+             {"", "\"sequential\":true"}, {"-p2 ", "\"threads\":2,"}}) {
+        std::filesystem::remove(path("s.json"));
+        const std::string script = "echo $$ > " + group + "/cgroup.procs && exec '" + bin_ + "' " + flags +
+                                   "-6 --stats s.json -c in.txt > in.txt.gz";
+        const Result r = run_process("/bin/sh", {"-c", script}, dir_, {});
+        EXPECT_STATUS(r, 0) << flags;
+        const std::string json = read("s.json");
+        EXPECT_NE(json.find(word), std::string::npos) << flags << json;
+    }
 }
 
 }  // namespace
