@@ -259,7 +259,7 @@ public:
     SequentialStream(const GraphOptions& options, Sink s)
         : StreamBase(options, std::move(s), [this] { return window.bytes_read(); }),
           capacity_(core::kWindowSize + core::kStreamLookahead + core::kSoftMaxBlockLength + po.window.release_step +
-                    po.window.ahead),
+                    po.window.read_ahead),
           compressor_(po.level) {
         // enqueue(): runs even on an arena whose only slot the caller holds.
         arena.get().enqueue([this] { run(); });

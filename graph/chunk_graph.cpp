@@ -67,9 +67,8 @@ struct ChunkGraph::Nodes {
     AssembleNode assemble;
     // Resolve, Code and Assemble run before any waiting Search task: a resolved chunk's
     // items stay alive until its blocks are coded, so a Code backlog behind the searches
-    // kept up to 12 item buffers of megabytes alive at -p2 (search window 6).  Measured at
-    // -1 -p2: peak RSS 38-46 -> 32-34 MiB on libLLVM.so, 32 -> 28-29 MiB on the tar's
-    // first 100 MB, fewer page faults; time unchanged (scripts/ab, 0.95-1.01x).
+    // kept up to 12 item buffers of megabytes alive at -p2 (search window 6).  With the
+    // priority, peak memory falls and time does not move (docs/notes/io-and-memory.md).
     static constexpr tbb::flow::node_priority_t kDownstream = 1;
 
     Nodes(tbb::flow::graph& g, const GraphOptions& o, const ParallelShape& s, core::SegmentedOutput& out,

@@ -11,7 +11,7 @@
 // serves levels 0 and 10-12 and Options::sequential.  The parallel graph (levels 1-9) puts
 // the ChunkGraph (chunk_graph.hpp) between the same reader and writer.
 // Memory is bounded by the window (what lies between the compressor's history and the
-// reader, WindowOptions::ahead past the compressor) and the writer's queue of segments,
+// reader, WindowOptions::read_ahead past the compressor) and the writer's queue of segments,
 // not by the size of the input.
 #pragma once
 

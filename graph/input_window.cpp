@@ -240,8 +240,8 @@ bool InputWindow::ended() const {
 bool InputWindow::reader_should_run() const {
     // Read when a compressor waits for bytes not yet read, or when at least a refill's
     // worth (half the read-ahead) fits below the read-ahead limit; then read up to it.
-    const std::size_t limit = wanted_ + options_.ahead;
-    return cancelled_ || read_end_ < wanted_ || read_end_ + std::max(options_.ahead / 2, options_.read_chunk) <= limit;
+    const std::size_t limit = wanted_ + options_.read_ahead;
+    return cancelled_ || read_end_ < wanted_ || read_end_ + std::max(options_.read_ahead / 2, options_.read_chunk) <= limit;
 }
 
 void InputWindow::read_loop() {
@@ -260,7 +260,7 @@ void InputWindow::read_loop() {
         for (;;) {
             {
                 std::unique_lock lock(mutex_);
-                if (read_end_ >= wanted_ + options_.ahead) {  // at the limit: sleep until a refill fits
+                if (read_end_ >= wanted_ + options_.read_ahead) {  // at the limit: sleep until a refill fits
                     reader_waiting_ = true;
                     room_cv_.wait(lock, [&] { return cancelled_ || reader_should_run(); });
                     reader_waiting_ = false;

@@ -19,7 +19,7 @@
 //     is limited) and exceeding it is an error.
 //
 // The reader runs on its own I/O thread (read_loop()); the compressor calls ensure(),
-// which waits for the reader, and release_before().  The reader stays at most `ahead`
+// which waits for the reader, and release_before().  The reader stays at most `read_ahead`
 // bytes past the furthest byte the compressor asked for.
 #pragma once
 
@@ -45,7 +45,7 @@ public:
 };
 
 struct WindowOptions {
-    std::size_t ahead = 8u << 20;        ///< read at most this far past what was asked for
+    std::size_t read_ahead = 8u << 20;   ///< read at most this far past what was asked for
     std::size_t read_chunk = 1u << 20;   ///< bytes per read call
     std::size_t release_step = 2u << 20; ///< commit and release in slots this large (a power of 2)
     std::size_t pipe_reserve = std::size_t(1) << 40;  ///< address range for unknown sizes

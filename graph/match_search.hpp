@@ -16,10 +16,8 @@
 // from a shared pool, each page the records of whole positions; the parser takes them page
 // by page and gives each back when it moves on, so memory is the records in flight (2.5-4
 // entries of 4 bytes per input byte, measured on binaries and text), not a worst case per
-// chunk.  Pages are io::LargeArray, on transparent huge pages: with 256 KiB pages from the
-// heap, their first touches were 12-13K page faults on a 16 MiB prefix at -10 -p2 and about
-// 4.5% of all samples; now ~3.2K faults in all and -10 -p2 runs 10-15% faster on 16 MiB
-// prefixes (PERFORMANCE.md, levels 10-12).
+// chunk.  Pages are io::LargeArray, on transparent huge pages: pages from the heap cost a
+// page fault per 4 KiB on their first touch (docs/notes/levels-10-12.md has the numbers).
 #pragma once
 
 #include <tbb/task_arena.h>
@@ -62,8 +60,7 @@ public:
     /// The threads besides the optimiser's that are not searching a chunk now (with every
     /// thread searching, no pass is split and no task spawned).  A chunk not yet started
     /// does not count: its task is older than the parts', so a thread that comes free
-    /// takes it first anyway, and counting it kept chain-bound runs from splitting at all
-    /// (packages.txt -12 -p2: 35 of 466 passes split, against 116).
+    /// takes it first anyway, and counting it kept chain-bound runs from splitting at all.
     [[nodiscard]] unsigned helpers() const override;
     void offer(core::u32 n, Job& job, Job& main) override;
     /// The counters so far, given the CPU time of the parser's thread over the run

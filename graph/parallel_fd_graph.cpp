@@ -98,7 +98,7 @@ GraphResult compress_fd_parallel(int in_fd, const std::string& in_name, int out_
     // The chunker asks for what the search window can use; the reader need not run far
     // past that (the sequential graph's 8 MiB would only add memory here).
     WindowOptions window_options = options.window;
-    window_options.ahead = std::min(window_options.ahead, std::max<std::size_t>(shape.chunk_size, 1u << 20));
+    window_options.read_ahead = std::min(window_options.read_ahead, std::max<std::size_t>(shape.chunk_size, 1u << 20));
     InputWindow window(in_fd, in_name, window_options);
     OutputWriter writer(out_fd, out_name, options.max_pending_segments);
     WriterSink sink(writer, window, options);

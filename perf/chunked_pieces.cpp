@@ -64,10 +64,10 @@ void register_all() {
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
             for (const long chunk : numbers_from_env("FLOWDEFLATE_BENCH_CHUNKS", "1048576")) {
-                for (const auto mode : {parallel::TrackMode::automatic, parallel::TrackMode::history}) {
+                for (const auto mode : {flowdeflate::Tracks::automatic, flowdeflate::Tracks::history}) {
                     const std::string label = "chunked/L" + std::to_string(level) + "/" + name + "/" +
                                               std::to_string(chunk) + "/" +
-                                              (mode == parallel::TrackMode::automatic ? "auto" : "history");
+                                              (mode == flowdeflate::Tracks::automatic ? "auto" : "history");
                     benchmark::RegisterBenchmark(label.c_str(), [data, level, chunk, mode](benchmark::State& st) {
                         parallel::ResolverStats stats{};
                         double total_ns = 0;

@@ -17,12 +17,9 @@
 // min_cost_path_keyed.hpp) take 16 or 8 lengths at a time: per match, its offset cost
 // plus cost(i + len) from consecutive addresses, made into keys (cost << 9 | length) whose
 // unsigned minimum is the cheapest candidate and, among equal ones, the shortest length:
-// the same choice.  Where the longest match is shorter than 11 they take the scalar loop
-// (measured with the per-match scan before the register window, best of 5, 16 MiB,
-// --sequential -12: from 3, 11, 19: packages.txt 3.88 / 3.78 / 3.87 s, libLLVM.so 3.22 /
-// 2.94 / 3.10 s; scalar only 7.78 / 3.79 s; with the window, in-process, `build/micro
-// --benchmark_filter=min_cost_path`, AVX-512 level 12 1.78 ms from 11 against 1.92 ms
-// with no scalar loop).
+// the same choice.  Where the longest match is shorter than 11 they take the scalar loop:
+// below that a vector pass costs more than the few lengths it covers (the thresholds
+// measured are in docs/notes/levels-10-12.md).
 #pragma once
 
 #include "core/bt_match_finder.hpp"

@@ -37,8 +37,8 @@ public:
     RawBuffer() = default;  ///< empty
     explicit RawBuffer(std::size_t size) : data_(new std::uint8_t[size]), size_(size) {}  // (not value-initialised)
     /// A buffer of @p size bytes whose pages exist already (MAP_POPULATE), for one that is
-    /// about to be filled whole: a 1 MiB file read into it cost 256 page faults, 1.2-1.5 ms
-    /// of a 15-22 ms run on the VMs here.  Falls back to a plain buffer.
+    /// about to be filled whole: one call instead of a page fault per 4 KiB read into it
+    /// (docs/notes/io-and-memory.md).  Falls back to a plain buffer.
     static RawBuffer populated(std::size_t size) {
         void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
         if (p == MAP_FAILED) return RawBuffer(size);

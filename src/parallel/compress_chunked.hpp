@@ -16,7 +16,7 @@ namespace flowdeflate::parallel {
 
 struct ChunkedOptions {
     std::size_t chunk_size = 1u << 20;
-    TrackMode tracks = TrackMode::automatic;
+    Tracks tracks = Tracks::automatic;
     int workers = 1;  ///< the worker count the automatic track choice assumes
     std::optional<u32> arm_margin = std::nullopt;  ///< overrides the plans' TrackPlan::arm_margin (tests)
     /// The resolver's load (resolver time over search time per track) the automatic plan

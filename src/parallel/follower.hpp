@@ -1,5 +1,5 @@
 // follower.hpp - the resolver following tracks (levels 2-9; level 1:
-// fastest_follower.hpp): at each step of the true parse it takes
+// sequence_follower.hpp): at each step of the true parse it takes
 // the step a track (or one of the history track's branches) made at the same position,
 // valid for the true min_len, and passes whole strides of a track at once where the
 // block logic cannot decide anything inside them.  Where no track has such a step, the
@@ -58,7 +58,7 @@ struct Source {
 
 template <class Parser>
 class TrackFollower {
-    static_assert(!BlockLogic<Parser>::kFastest, "level 1 follows sequences (fastest_follower.hpp)");
+    static_assert(!BlockLogic<Parser>::kFastest, "level 1 follows sequences (sequence_follower.hpp)");
 
 public:
     /// What find() found at a position.

@@ -12,7 +12,7 @@
 //
 // Search writes items (ItemWriter), the resolver replays them through the block logic
 // (apply_step()), and Code turns them into sequences.  Levels 2-9: level 1's tracks are
-// sequences themselves (fastest_follower.hpp).
+// sequences themselves (sequence_follower.hpp).
 #pragma once
 
 #include <algorithm>
@@ -68,7 +68,7 @@ template <class Out>
     }
 }
 
-/// Level 1's steps are written as sequences instead (fastest_follower.hpp): a run of
+/// Level 1's steps are written as sequences instead (sequence_follower.hpp): a run of
 /// literal steps, then the match step after it (length 0: none, the track's last).  The
 /// literal count has 32 bits, unlike core::Sequence's 23: a track of incompressible input
 /// may be a chunk long (up to 1 GiB); a block's run never is.

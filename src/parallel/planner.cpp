@@ -5,7 +5,7 @@
 
 namespace flowdeflate::parallel {
 
-TrackPlanner::TrackPlanner(TrackMode mode, int workers, bool min_len_choices)
+TrackPlanner::TrackPlanner(Tracks mode, int workers, bool min_len_choices)
     : mode_(mode), workers_(std::max(1, workers)), min_len_choices_(min_len_choices) {}
 
 // automatic: branches only after a min-length miss (until kCleanChunksForHistoryOnly
@@ -21,7 +21,7 @@ TrackPlan TrackPlanner::plan() const {
     if (!min_len_choices_) return plan;
     const bool missing = clean_chunks_ < kCleanChunksForHistoryOnly;
     const double bound = resolver_load_ * workers_;  // > 1: the resolver bounds the run
-    const bool branches = mode_ == TrackMode::all || (mode_ == TrackMode::automatic && missing && bound > 1.0);
+    const bool branches = mode_ == Tracks::all || (mode_ == Tracks::automatic && missing && bound > 1.0);
     // With more than two workers the serial repairs bound the run, and the masks stay on:
     // switched by the repairs they leave, they came and went with a lag of threads + 4
     // chunks (the plans made before a chunk resolves), and every true block start in an
@@ -29,7 +29,7 @@ TrackPlan TrackPlanner::plan() const {
     plan.step_masks = branches || masked_chunks_left_ > 0 || workers_ > 2;
     if (branches) {
         plan.branch_min_lens = recent_min_lens_;
-        if (mode_ == TrackMode::automatic && bound < kAnyBranchBound) plan.arm_margin = kArmMargin;
+        if (mode_ == Tracks::automatic && bound < kAnyBranchBound) plan.arm_margin = kArmMargin;
     }
     return plan;
 }

@@ -26,7 +26,7 @@ class TrackPlanner {
 public:
     /// @p workers: the threads that search; @p min_len_choices: the level's steps depend on
     /// min_len (levels 2-9), so masks and branches mean something.
-    TrackPlanner(TrackMode mode, int workers, bool min_len_choices);
+    TrackPlanner(Tracks mode, int workers, bool min_len_choices);
 
     /// The plan for chunks searched from now on.
     [[nodiscard]] TrackPlan plan() const;
@@ -77,7 +77,7 @@ public:
 private:
     void weigh_step_masks(const ChunkTracks& tracks);
 
-    const TrackMode mode_;
+    const Tracks mode_;
     const int workers_;
     const bool min_len_choices_;
     // All fields below belong to the resolver's thread (the serial Resolve node); the

@@ -21,7 +21,7 @@ struct ItemRun {
 
 /// Level 1: a block's steps taken from one run of sequences (a track's, Track::seqs, or a
 /// repair's): from literal j0 of sequence s0 to literal j1 of sequence s1 (not included),
-/// at input position `at` (fastest_follower.hpp).
+/// at input position `at` (sequence_follower.hpp).
 struct SeqRun {
     const SeqStep* seqs;
     std::size_t s0;

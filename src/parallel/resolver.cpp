@@ -1,6 +1,6 @@
 // resolver.cpp - see resolver.hpp.  ResolverFor<Parser> composes the follower, the
 // repairer, the block's runs and the planner around libdeflate's block logic; level 1's
-// has its own follower and runs (fastest_follower.hpp).
+// has its own follower and runs (sequence_follower.hpp).
 #include "parallel/resolver.hpp"
 
 #include <cassert>
@@ -10,7 +10,7 @@
 #include "core/level_parsers.hpp"
 #include "parallel/block_logic.hpp"
 #include "parallel/block_runs.hpp"
-#include "parallel/fastest_follower.hpp"
+#include "parallel/sequence_follower.hpp"
 #include "parallel/follower.hpp"
 #include "parallel/planner.hpp"
 #include "parallel/repairer.hpp"
@@ -35,7 +35,7 @@ class ResolverBase : public Resolver::Base {
 protected:
     using Logic = BlockLogic<Parser>;
 
-    ResolverBase(const LevelParams& params, TrackMode mode, int workers)
+    ResolverBase(const LevelParams& params, Tracks mode, int workers)
         : params_(params), planner_(mode, workers, !Logic::kFastest), repairer_(params) {}
 
 public:
@@ -145,7 +145,7 @@ class ResolverFor final : public ResolverBase<Parser> {
     using Base::logic_, Base::pos_, Base::planner_, Base::repairer_, Base::params_, Base::in_begin_, Base::stats;
 
 public:
-    ResolverFor(const LevelParams& params, TrackMode mode, int workers) : Base(params, mode, workers) {}
+    ResolverFor(const LevelParams& params, Tracks mode, int workers) : Base(params, mode, workers) {}
 
     void resolve(std::shared_ptr<const ChunkTracks> tracks, const Resolver::Emit& emit) override {
         if (!this->chunk_arrives(tracks->job, emit)) return;
@@ -237,14 +237,14 @@ private:
     BlockRuns runs_;  ///< the block so far, as it goes to Code: runs of items
 };
 
-// Level 1: the tracks are sequences (fastest_follower.hpp), the block logic counts
+// Level 1: the tracks are sequences (sequence_follower.hpp), the block logic counts
 // matches and looks at positions, and there is no min_len, so no masks or branches.
 template <>
 class ResolverFor<FastestParser> final : public ResolverBase<FastestParser> {
     using Base = ResolverBase<FastestParser>;
 
 public:
-    ResolverFor(const LevelParams& params, TrackMode mode, int workers) : Base(params, mode, workers) {}
+    ResolverFor(const LevelParams& params, Tracks mode, int workers) : Base(params, mode, workers) {}
 
     void resolve(std::shared_ptr<const ChunkTracks> tracks, const Resolver::Emit& emit) override {
         if (!chunk_arrives(tracks->job, emit)) return;
@@ -264,7 +264,7 @@ public:
                     repairer_.stop();
                 }
                 // One step, whatever the run's stop: a newer chunk's track may not have
-                // met this one yet (fastest_follower.hpp).
+                // met this one yet (sequence_follower.hpp).
                 follower_.take_step(*found.cursor, pos_, logic_, runs_);
                 stats.steps_followed++;
             } else {
@@ -325,7 +325,7 @@ private:
 
 }  // namespace
 
-Resolver::Resolver(int level, TrackMode mode, int workers) {
+Resolver::Resolver(int level, Tracks mode, int workers) {
     const LevelParams params = LevelParams::for_level(level);
     impl_ = with_parallel_parser_type(params.parser, [&]<class Parser>(std::type_identity<Parser>) {
         return std::unique_ptr<Base>(std::make_unique<ResolverFor<Parser>>(params, mode, workers));

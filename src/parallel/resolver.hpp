@@ -3,7 +3,7 @@
 // limits) over the steps of the searched tracks, and hands out each block once its end is
 // known (resolved_block.hpp).  Made of:
 //   follower.hpp    taking tracks' and branches' steps, whole strides at a time;
-//   fastest_follower.hpp  level 1: tracks as sequences, followed and collected;
+//   sequence_follower.hpp  level 1: tracks as sequences, followed and collected;
 //   repairer.hpp    parsing where no track has the true step;
 //   block_runs.hpp  collecting the block's items, counting literals;
 //   planner.hpp     the feedback policy: what the next chunks' search should record;
@@ -30,7 +30,7 @@ public:
     using Emit = std::function<void(std::unique_ptr<ResolvedBlock>)>;
     /// @p workers: the threads that search (the automatic track choice weighs the
     /// resolver's load against them).
-    Resolver(int level, TrackMode mode, int workers);
+    Resolver(int level, Tracks mode, int workers);
     ~Resolver();
     Resolver(const Resolver&) = delete;
     Resolver& operator=(const Resolver&) = delete;

@@ -26,7 +26,7 @@ template <class Parser>
 class SearcherFor;
 
 // Level 1: the steps as sequences, with stride marks for the resolver
-// (fastest_follower.hpp).
+// (sequence_follower.hpp).
 template <>
 class SearcherFor<FastestParser> final : public ChunkSearcher::Base {
 public:

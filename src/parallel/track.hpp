@@ -14,7 +14,7 @@ namespace flowdeflate::parallel {
 /// A track: its steps' items (level 1: its steps as sequences).  The buffers are recycled
 /// (pool.hpp).
 struct Track {
-    /// Level 1: the track's steps as sequences (fastest_follower.hpp), and where it stands
+    /// Level 1: the track's steps as sequences (sequence_follower.hpp), and where it stands
     /// after every kSeqStride matches, so that the resolver can pass many in one go.
     static constexpr std::size_t kSeqStride = 64;
 

@@ -9,9 +9,6 @@
 
 namespace flowdeflate::parallel {
 
-/// Which tracks a chunk's search parses (the public flowdeflate::Tracks).
-using TrackMode = ::flowdeflate::Tracks;
-
 struct TrackPlan {
     /// Levels 2-9: each step records every min match length it is valid for (its mask),
     /// not just its own, so that the resolver can take it under another min_len.  Costs

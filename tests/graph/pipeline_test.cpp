@@ -123,7 +123,7 @@ TEST_P(PipelineLevels, FilesAndPipesEqualWholeBuffer) {
     options.chunk_size = 64 * 1024;
     // Small windows and segments, so every boundary is crossed many times.
     options.window.read_chunk = 64 * 1024;
-    options.window.ahead = 256 * 1024;
+    options.window.read_ahead = 256 * 1024;
     options.segment_size = 128 * 1024;
     const std::size_t big = level >= 10 ? 600000 : 3 * 1024 * 1024;
     std::uint64_t seed = 900 + level;
@@ -176,11 +176,11 @@ class ParallelGraph : public ::testing::TestWithParam<int> {};
 TEST_P(ParallelGraph, ThreadsChunksWindowsAndRings) {
     const int level = GetParam();
     TempDir dir;
-    using TrackMode = Tracks;
+    using Tracks = Tracks;
     const GraphConfig configs[] = {
-        {1, 4 * 1024, 1, 1, TrackMode::automatic},   {2, 64 * 1024, 0, 4096, TrackMode::automatic},
-        {3, 1 << 20, 1, 4096, TrackMode::automatic}, {4, 4 << 20, 0, 2, TrackMode::automatic},
-        {8, 4 * 1024, 2, 1, TrackMode::all},         {2, 16 * 1024, 0, 8, TrackMode::history},
+        {1, 4 * 1024, 1, 1, Tracks::automatic},   {2, 64 * 1024, 0, 4096, Tracks::automatic},
+        {3, 1 << 20, 1, 4096, Tracks::automatic}, {4, 4 << 20, 0, 2, Tracks::automatic},
+        {8, 4 * 1024, 2, 1, Tracks::all},         {2, 16 * 1024, 0, 8, Tracks::history},
     };
     // Mixed data switches kind often: chunk ends fall inside matches, inside blocks and at
     // block ends.  6.5 MiB: several 1 MiB chunks, and more than one 4 MiB chunk.
@@ -343,7 +343,7 @@ std::string error_when_changed(const std::filesystem::path& path, std::size_t si
     options.level = graph == Graph::near_optimal ? 10 : 1;
     options.sequential = graph == Graph::sequential;
     options.threads = graph == Graph::near_optimal ? 3 : 2;
-    options.window.ahead = 1 << 20;
+    options.window.read_ahead = 1 << 20;
     options.max_pending_segments = 1;
     std::string error;
     std::thread run([&] {

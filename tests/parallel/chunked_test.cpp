@@ -40,10 +40,10 @@ using fdt::Bytes;
 
 constexpr std::size_t KiB = 1024;
 
-const char* mode_name(parallel::TrackMode m) {
+const char* mode_name(flowdeflate::Tracks m) {
     switch (m) {
-        case parallel::TrackMode::automatic: return "auto";
-        case parallel::TrackMode::history: return "history";
+        case flowdeflate::Tracks::automatic: return "auto";
+        case flowdeflate::Tracks::history: return "history";
         default: return "all";
     }
 }
@@ -58,7 +58,7 @@ constexpr double kAssumedResolverLoad = 1.0 / 16;
 // Compresses with the chunked pieces and with the reference; true when identical.
 // workers: what the automatic track choice assumes; 64 makes the resolver the bottleneck,
 // so that misses bring the fixed tracks in (with 1, automatic is mostly history only).
-bool same_as_reference(std::span<const std::uint8_t> input, int level, std::size_t chunk, parallel::TrackMode mode,
+bool same_as_reference(std::span<const std::uint8_t> input, int level, std::size_t chunk, flowdeflate::Tracks mode,
                        Format format, const std::string& label, parallel::ResolverStats* stats_out = nullptr,
                        int workers = 64, std::optional<unsigned> arm_margin = {}) {
     parallel::ResolverStats stats;
@@ -88,7 +88,7 @@ TEST_P(ChunkedDifferential, GeneratedKinds) {
     for (const fdt::Kind kind : fdt::kAllKinds) {
         const Bytes data = fdt::generate(kind, n, 7 + unsigned(kind));
         parallel::ResolverStats s;
-        if (!same_as_reference(data, level(), chunk(), parallel::TrackMode::automatic, Format::gzip,
+        if (!same_as_reference(data, level(), chunk(), flowdeflate::Tracks::automatic, Format::gzip,
                                std::string(fdt::kind_name(kind)), &s))
             return;
         total.repairs += s.repairs;
@@ -117,16 +117,16 @@ TEST_P(ChunkedDifferential, GeneratedKinds) {
 
 TEST_P(ChunkedDifferential, TrackModes) {
     const Bytes data = fdt::generate(fdt::Kind::mixed, chunk() * 5 + 999, 3);
-    for (const auto mode : {parallel::TrackMode::history, parallel::TrackMode::all})
+    for (const auto mode : {flowdeflate::Tracks::history, flowdeflate::Tracks::all})
         if (!same_as_reference(data, level(), chunk(), mode, Format::gzip, "mixed")) return;
     // Branches armed only near a threshold of the min_len choice (BranchParses::arm(): what
     // `auto` plans where the resolver only just bounds the run), and never (margin 0).
     for (const unsigned margin : {0u, 8u})
-        if (!same_as_reference(data, level(), chunk(), parallel::TrackMode::all, Format::gzip, "mixed, armed", nullptr,
+        if (!same_as_reference(data, level(), chunk(), flowdeflate::Tracks::all, Format::gzip, "mixed, armed", nullptr,
                                64, margin))
             return;
     // One searching worker: the plan stays with the history track, without masks.
-    same_as_reference(data, level(), chunk(), parallel::TrackMode::automatic, Format::gzip, "mixed", nullptr, 1);
+    same_as_reference(data, level(), chunk(), flowdeflate::Tracks::automatic, Format::gzip, "mixed", nullptr, 1);
 }
 
 std::string param_name(const ::testing::TestParamInfo<Param>& info) {
@@ -145,7 +145,7 @@ TEST_P(ChunkedRealFiles, FilesFromTheSystem) {
     for (const auto& path : files) {
         const Bytes data = fdt::read_file(path, 3 * 1024 * KiB);
         for (const std::size_t chunk : {4 * KiB, 64 * KiB})
-            if (!same_as_reference(data, GetParam(), chunk, parallel::TrackMode::automatic, Format::gzip, path.string()))
+            if (!same_as_reference(data, GetParam(), chunk, flowdeflate::Tracks::automatic, Format::gzip, path.string()))
                 return;
     }
 }
@@ -160,7 +160,7 @@ TEST(ChunkedEdges, SizesAroundChunks) {
         const Bytes data = fdt::generate(fdt::Kind::text, n, 11);
         for (const int level : {1, 6, 9})
             for (const Format f : {Format::gzip, Format::zlib, Format::deflate})
-                if (!same_as_reference(data, level, chunk, parallel::TrackMode::automatic, f, "text")) return;
+                if (!same_as_reference(data, level, chunk, flowdeflate::Tracks::automatic, f, "text")) return;
     }
 }
 
@@ -216,7 +216,7 @@ TEST(ChunkedEdges, StepsThatDeferManyLiterals) {
     // strides, and the assertion above that they occur.)
     for (const int level : {5, 6, 8, 9})
         for (const std::size_t chunk : {4 * KiB, 64 * KiB})
-            for (const auto mode : {parallel::TrackMode::automatic, parallel::TrackMode::history, parallel::TrackMode::all})
+            for (const auto mode : {flowdeflate::Tracks::automatic, flowdeflate::Tracks::history, flowdeflate::Tracks::all})
                 if (!same_as_reference(data, level, chunk, mode, Format::gzip, "deferring")) return;
 }
 
@@ -260,9 +260,9 @@ TEST(BranchArming, ExactAtEveryMargin) {
     const Bytes data = near_threshold_text(3 * 1024 * KiB + 321, 11);
     for (const int level : {5, 6, 8}) {
         parallel::ResolverStats never, near, always;
-        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, parallel::TrackMode::all, Format::gzip, "near", &never, 64, 0u));
-        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, parallel::TrackMode::all, Format::gzip, "near", &near, 64, 8u));
-        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, parallel::TrackMode::all, Format::gzip, "near", &always));
+        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, flowdeflate::Tracks::all, Format::gzip, "near", &never, 64, 0u));
+        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, flowdeflate::Tracks::all, Format::gzip, "near", &near, 64, 8u));
+        ASSERT_TRUE(same_as_reference(data, level, 64 * KiB, flowdeflate::Tracks::all, Format::gzip, "near", &always));
         EXPECT_EQ(never.branches, 0u) << "level " << level << ": a branch off a min_len no count near chose";
         EXPECT_GT(near.branches, 0u) << "level " << level << ": no branch taken near the threshold";
         EXPECT_LT(near.repair_bytes, never.repair_bytes) << "level " << level;
@@ -299,7 +299,7 @@ TEST(ChunkedEdges, LevelOneLiteralRunLongerThanASequenceCounts) {
     const Bytes tail = fdt::generate(fdt::Kind::text, 200 * KiB, 5);
     data.insert(data.end(), tail.begin(), tail.end());
     for (const std::size_t chunk : {std::size_t(16) << 20, std::size_t(4) << 20})
-        EXPECT_TRUE(same_as_reference(data, 1, chunk, parallel::TrackMode::automatic, Format::gzip, "long literal run"));
+        EXPECT_TRUE(same_as_reference(data, 1, chunk, flowdeflate::Tracks::automatic, Format::gzip, "long literal run"));
 }
 
 // Level 1's repairs (where a chunk's track has not met the true parse yet) append
@@ -310,7 +310,7 @@ TEST(ChunkedEdges, LevelOneRepairsGiveTheReferenceBytes) {
     for (const fdt::Kind kind : {fdt::Kind::binary, fdt::Kind::mixed, fdt::Kind::source, fdt::Kind::switching}) {
         const Bytes data = fdt::generate(kind, 2 * 1024 * KiB + 333, 21);
         parallel::ResolverStats s;
-        ASSERT_TRUE(same_as_reference(data, 1, 4 * KiB, parallel::TrackMode::automatic, Format::gzip,
+        ASSERT_TRUE(same_as_reference(data, 1, 4 * KiB, flowdeflate::Tracks::automatic, Format::gzip,
                                       std::string(fdt::kind_name(kind)), &s));
         repairs += s.repairs;
     }
@@ -318,8 +318,8 @@ TEST(ChunkedEdges, LevelOneRepairsGiveTheReferenceBytes) {
 }
 
 TEST(ChunkedEdges, RejectsSmallChunks) {
-    EXPECT_THROW(parallel::compress_chunked({}, 6, Format::gzip, {4095, parallel::TrackMode::automatic}), flowdeflate::Error);
-    EXPECT_THROW(parallel::compress_chunked({}, 0, Format::gzip, {4096, parallel::TrackMode::automatic}), flowdeflate::Error);
+    EXPECT_THROW(parallel::compress_chunked({}, 6, Format::gzip, {4095, flowdeflate::Tracks::automatic}), flowdeflate::Error);
+    EXPECT_THROW(parallel::compress_chunked({}, 0, Format::gzip, {4096, flowdeflate::Tracks::automatic}), flowdeflate::Error);
 }
 
 }  // namespace

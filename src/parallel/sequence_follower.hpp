@@ -1,4 +1,4 @@
-// fastest_follower.hpp - level 1's tracks as sequences, and the resolver following them.
+// sequence_follower.hpp - level 1's tracks as sequences, and the resolver following them.
 //
 // At level 1 a step is a literal or a match and depends only on its position (the match
 // finder's state is a function of the 32 KiB before it), and the block logic only counts
