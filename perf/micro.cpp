@@ -15,8 +15,8 @@
 //       TrackPlan::branch_min_lens), to set against parse_fastest_L1 / parse_lazy_L6
 //   min_cost_path/{scalar,avx2,avx512}_L{10,12} : the optimiser's inner loop, one pass
 //       over a 128 KiB block whose match cache the level's bt search made, with the costs
-//       of a third pass (the code two passes from random costs chose; since 2026-12-03,
-//       twentieth session: random costs alone favoured other code, PERFORMANCE.md)
+//       of a third pass (the code two passes from random costs chose; since 2026-12-03:
+//       random costs alone favoured other code, docs/notes/levels-10-12.md)
 //   mf_rebase_tables     : a match finder's slide over the level 10-12 finder's tables
 //   huffman_litlen       : length-limited canonical code for a 288-symbol alphabet
 //                          (bytes/s: the block bytes whose counts it codes, ~100 KB)

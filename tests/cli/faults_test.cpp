@@ -24,7 +24,7 @@
 namespace flowdeflate::testing::cli {
 namespace {
 
-// ---- faults (issue 6) -----------------------------------------------------------------
+// ---- faults --------------------------------------------------------------------------
 
 // Every read, pread and write may fail with EINTR or move fewer bytes (an LD_PRELOAD shim,
 // tests/fault/fault_inject.c): the output is still the reference's, byte for byte, from

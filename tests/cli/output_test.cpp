@@ -177,7 +177,7 @@ TEST_F(Cli, StdinToStdoutWithDashArgument) {
     EXPECT_LISTING({});
 }
 
-// ---- odd inputs (issue 6) -------------------------------------------------------------
+// ---- odd inputs ----------------------------------------------------------------------
 
 TEST_F(Cli, OddNamesPathsAndSizesMatchTheReference) {
     REQUIRE_REFERENCE();
