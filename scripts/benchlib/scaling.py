@@ -1,7 +1,11 @@
-"""scripts/scaling.py - the scaling model, shared by scripts/scaling-model and
-scripts/bench: per-chunk costs from `flowdeflate --stats` runs, a list-scheduling replay
-of the graph on P cores, what bounds it there, and the generated section of
-docs/PERFORMANCE.md.
+"""scripts/bench scaling - projects flowdeflate's whole-program speedup over libdeflate's
+gzip at 4, 8, 16 and 64 cores from measured per-chunk costs, checks the projection against
+the thread counts this machine really has, and regenerates the section of
+docs/PERFORMANCE.md between <!-- BEGIN scaling --> and <!-- END scaling -->.
+`scripts/bench peers` writes the same section from its own measurements.
+
+  --runs N   measured runs per command after one warm-up (default 5)
+  --quick    packages.txt, level 6, 3 runs
 
 What is measured, per corpus file and level:
   - hyperfine, in one run (fresh processes, warm-up, order reversed between scenarios):
@@ -28,8 +32,9 @@ The model replays the graph on P cores, chunk by chunk (a list-scheduling simula
     counts (the process's CPU time, `process_cpu_ns`, less the nodes': the reader's and
     writer's copies and page faults, oneTBB's scheduling), shared by the P cores, and a
     fixed latency L = O - N(2) / 2 (at least 0): T'(P) = simulated(P) + L + N(P) / P.  On
-    2 cores N(2) / 2 was most of O (docs/PERFORMANCE.md, "What O is"): the constant O counts
-    the I/O threads' CPU as if 16 cores queued for it as 2 do.  T' equals T at P = 2.
+    2 cores N(2) / 2 was most of O (docs/notes/parallel-levels-1-9.md, "What O is"): the
+    constant O counts the I/O threads' CPU as if 16 cores queued for it as 2 do.  T' equals
+    T at P = 2.
 It assumes one core per worker at this machine's per-core speed (no shared-cache or
 memory-bandwidth limit) and that libdeflate's gzip, one thread, takes as long as here.
 Every thread count this machine has beyond 2 checks the projection against the measured
@@ -45,16 +50,16 @@ costs more than 10%:
   fill      none of the above within 20%: the time to fill and drain the pipeline
             (few chunks for this many cores).
 """
-import datetime
 import os
 import shlex
-import sys
+import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import perfdoc  # noqa: E402
+from . import common as C
 
-FD, REF = perfdoc.FD, perfdoc.REF
-sh = perfdoc.sh
+NAME = "scaling"
+HELP = "the scaling model alone: projected speedup at 4-64 cores (peers writes it too)"
+PREPARE = True
+WRITES = [("doc", ["scaling"])]
 PROJECTED = [4, 8, 16, 64]  # cores the model projects
 HERE = list(range(1, (os.cpu_count() or 2) + 1))  # thread counts measured here
 CALIBRATION = 2  # the thread count O is calibrated on (where this machine has it)
@@ -152,7 +157,7 @@ def bound(st, cores, read_s_per_byte):
     with_window = simulate(st, cores, read_s_per_byte, ahead=cores + 4)
     unlimited = simulate(st, cores, read_s_per_byte)
     first = st["chunk_search_us"][0] / 1e6 if st["chunk_search_us"] else 0.0
-    work = sum(st[k] for k in perfdoc.NODES) / 1e9
+    work = sum(st[k] for k in C.NODES) / 1e9
     lower = {
         "resolver": first + st["resolve_ns"] / 1e9,
         "search": work / cores,
@@ -166,8 +171,6 @@ def bound(st, cores, read_s_per_byte):
     return with_window, name
 
 
-
-
 def project(name, path, level, med, same, tmp):
     """One file and level: `med` holds hyperfine medians (seconds) for "ref", "cat" and
     "p1" .. "pN" (the cores here).  Runs the --stats runs and the model; returns the row."""
@@ -178,7 +181,7 @@ def project(name, path, level, med, same, tmp):
     # it), and the constant O from the smallest parallel run measured here (the one-worker
     # graph carries ~0.1 s that no node counts and no parallel run has).
     q = shlex.quote(path)
-    st = {P: perfdoc.stats_of(f"{FD} -{level} -p{P}{' --tracks history' if P == 1 else ''} -c {q}", tmp)
+    st = {P: C.stats_of(f"{C.FD} -{level} -p{P}{' --tracks history' if P == 1 else ''} -c {q}", tmp)
           for P in sorted(set(HERE + PROJECTED))}
     calibrate = CALIBRATION if CALIBRATION in HERE else 1
     overhead = max(0.0, med[f"p{calibrate}"] - simulate(st[calibrate], calibrate, read,
@@ -189,9 +192,9 @@ def project(name, path, level, med, same, tmp):
         t, what = bound(st[P], P, read)
         model[P] = (t + overhead, what)
         split[P] = t + latency + non_node_s(st[P]) / P
-    print(f"scaling: {name} L{level}: ref {med['ref']:.3f}s "
+    C.say(f"scaling: {name} L{level}: ref {med['ref']:.3f}s "
           + " ".join(f"p{P} {'meas ' + format(med[f'p{P}'], '.3f') + ' ' if P in HERE else ''}"
-                     f"model {model[P][0]:.3f} ({model[P][1]})" for P in sorted(model)), file=sys.stderr)
+                     f"model {model[P][0]:.3f} ({model[P][1]})" for P in sorted(model)))
     return dict(name=name, size=size, L=level, same=same, med=med, model=model, overhead=overhead, st=st,
                 split=split, latency=latency)
 
@@ -200,25 +203,25 @@ def non_node_s(st):
     """CPU seconds of a --stats run that no node counts (0 where the line predates the field)."""
     if "process_cpu_ns" not in st:
         return 0.0
-    return max(0.0, (st["process_cpu_ns"] - sum(st[k] for k in perfdoc.NODES)) / 1e9)
+    return max(0.0, (st["process_cpu_ns"] - sum(st[k] for k in C.NODES)) / 1e9)
 
 
 def section(rows, runs, command):
-    """The text of the <!-- BEGIN scaling --> section of PERFORMANCE.md."""
-    begin, end = perfdoc.markers("scaling")
-    commit = sh(f"git -C {perfdoc.ROOT} rev-parse --short=12 HEAD").stdout.strip()
-    refv = sh(f"{REF} -V").stdout.splitlines()[0] if os.path.exists(REF) else "?"
-    cpu = sh("grep -m1 'model name' /proc/cpuinfo").stdout.split(":")[-1].strip()
-    load = open("/proc/loadavg").read().split()[:3]
-    stamp = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
-    out = [begin, "", f"Generated by `{command.strip()}` on {stamp}.", "",
+    """The <!-- BEGIN scaling --> section of PERFORMANCE.md, markers included."""
+    out = [f"Generated by `{command.strip()}` on {C.now()} ({C.cpu_model()}, {C.cores()} CPUs, load average "
+           f"{C.load()} at the end; flowdeflate {C.commit()}; reference {C.reference_version()}).", "",
+           f"Method: hyperfine, fresh processes, 1 warm-up and {C.runs(runs)}, medians, warm page cache, output "
+           "discarded; `cat FILE`, timed in the same hyperfine run, gives the read speed; `identical`: every "
+           "measured thread count's output equals libdeflate-gzip's (cmp); counters from one `--stats` run per "
+           "thread count (node costs are thread CPU time, so runs above the machine's cores, oversubscribed on "
+           "purpose, still give each node's own cost).", "",
            "Speedup over libdeflate-gzip (one thread, measured here) at the same level: measured on the "
            "cores this machine has, projected by the model beyond; in brackets what bounds the run there "
-           "(`scripts/scaling-model --help` explains the model and the bounds).", ""]
+           "(`scripts/bench scaling --help` explains the model and the bounds).", ""]
     head = "| File | Level | identical | libdeflate-gzip s | " + " | ".join(
         f"{P} {'thread' if P == 1 else 'threads'}: measured / model" for P in HERE) + " | " + " | ".join(
         f"{P} cores (model)" for P in PROJECTED) + " | 16 cores (model, O split) |"
-    out += [head, "|" + "---|" * (head.count("|") - 1)]
+    out += [head, "|---|---:|---|" + "---:|" * (head.count("|") - 4)]
     errors = []
     for r in rows:
         m, ref = r["med"], r["med"]["ref"]
@@ -249,7 +252,7 @@ def section(rows, runs, command):
             "counters at P = 1 below are the parallel graph's with one worker (`-p1 --tracks history`). "
             "O is calibrated on the 2-thread run (the one-worker graph carries about 0.1 s that no node "
             "counts and no parallel run has: tar level 1, 0.83 s measured against 0.68 s of node time).", "",
-            "The last column splits O (`scripts/scaling-model --help`): the CPU time no node counts "
+            "The last column splits O (`scripts/bench scaling --help`): the CPU time no node counts "
             "(non-node below) shared by the cores, and the rest of O as a fixed latency (L below). It is "
             "a sensitivity, not the projection the targets are judged on: no machine with more cores has "
             "checked either yet.", "",
@@ -262,30 +265,44 @@ def section(rows, runs, command):
     for r in rows:
         for P, st in sorted(r["st"].items()):
             # Above the cores here the run is oversubscribed on purpose: its workers' shares say nothing.
-            imbalance = perfdoc.imbalance_cell(st) if P in HERE else "-"
+            imbalance = C.imbalance_cell(st) if P in HERE else "-"
             out.append(f"| {r['name']} | {r['L']} | {P} | {st['search_ns'] / 1e9:.3f} | "
                        f"{st['resolve_ns'] / 1e9:.3f} | {st['code_ns'] / 1e9:.3f} | {st['assemble_ns'] / 1e9:.3f} | "
-                       f"{perfdoc.serial_share(st) * 100:.1f}% | {non_node_s(st):.3f} | {st['chunks']} | "
+                       f"{C.serial_share(st) * 100:.1f}% | {non_node_s(st):.3f} | {st['chunks']} | "
                        f"{st['tracks']} | {st['repair_bytes'] / max(1, st['in_bytes']) * 100:.2f}% | "
                        f"{r['overhead']:.3f} | {r['latency']:.3f} | {imbalance} |")
-    out += ["", "The case study's measured factors over libdeflate at levels 1 / 6 / 9, beside which these "
-            "projections stand (its figures and machines, `../shared/design/case-study.md`):", "",
+    out += ["", "worker imbalance (thread counts measured here): the slowest search worker's CPU per chunk over the "
+            "fastest's in that `--stats` run; well above 1.00, the host ran one worker slower and the run's times "
+            "understate the program (`worker_imbalance` in `scripts/benchlib/common.py`).", "",
+            "The published ctDeflate case study's measured factors over libdeflate at levels 1 / 6 / 9 (its "
+            "figures and machines), beside which these projections stand:", "",
             "| Input | Machine | level 1 | level 6 | level 9 |", "|---|---|---:|---:|---:|"]
     for what, machine, f in CASE_STUDY:
         out.append(f"| {what} | {machine} | {f[0]}x | {f[1]}x | {f[2]}x |")
-    out += ["", "Method:", "",
-            f"- Machine: {cpu}, {os.cpu_count()} CPUs; load average before {' '.join(load)}.",
-            f"- flowdeflate commit {commit} (`build/flowdeflate`, Release); reference {refv}.",
-            f"- hyperfine: fresh processes, 1 warm-up, {runs} measured runs, medians; warm page cache; output "
-            "to a pipe hyperfine discards. `cat FILE`, timed in the same hyperfine run, gives the read speed.",
-            "- identical: every measured flowdeflate thread count's output equals libdeflate-gzip's (cmp).",
-            "- Counters: one `--stats` run per thread count; above the machine's cores the run is "
-            "oversubscribed on purpose (node costs are thread CPU time, `src/core/clock.hpp`).",
-            "- worker imbalance (thread counts measured here): the slowest search worker's CPU per chunk over "
-            "the fastest's in that `--stats` run; well above 1.00, the host ran one worker slower and the "
-            "run's times understate the program (`perfdoc.worker_imbalance`).",
-            "", end]
-    return "\n".join(out) + "\n"
+    return C.block("scaling", out)
 
 
-HEADING = "Scaling model: projected speedup at 4 to 64 cores"
+def add_arguments(p):
+    C.corpus_arguments(p, 5, quick="packages.txt, level 6, 3 runs",
+                       runs_help="measured runs per command after one warm-up")
+
+
+def run(a):
+    files, levels = C.corpus_selection(a, 3, [6])
+    C.require("hyperfine", C.FD, C.REF)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in files:
+            path = C.corpus_path(name)
+            q = shlex.quote(path)
+            C.warm([path])
+            for L in levels:
+                cmds = {"ref": f"{C.REF} -{L} -c {q}", "cat": f"cat {q}"}
+                for t in HERE:
+                    cmds[f"p{t}"] = f"{C.FD} -{L} -p{t} -c {q}"
+                same = all(C.identical(cmds[f"p{t}"], cmds["ref"], tmp) for t in HERE)
+                res = C.hyperfine(cmds, a.runs, tmp, reverse=len(rows) % 2 == 1)
+                med = {k: v["median"] for k, v in res.items()}
+                rows.append(project(name, path, L, med, same, tmp))
+    C.emit(a.doc, {"scaling": section(rows, a.runs, a.command)}, a.dry_run)
+    return 0

@@ -1,13 +1,7 @@
-#!/usr/bin/env python3
-"""scripts/sweep - node-concurrency experiments: one factor of the parallel graph at a
+"""scripts/bench sweep - node-concurrency experiments: one factor of the parallel graph at a
 time, the others at their defaults, on one corpus file and level.  Regenerates the section
-of docs/PERFORMANCE.md between
-
-    <!-- BEGIN sweep -->  ...  <!-- END sweep -->
-
-and one plot per factor (docs/img/sweep-*.svg).
-
-Usage: scripts/sweep [--file packages.txt] [--level 6] [--runs 3] [--threads N] [--dry-run]
+of docs/PERFORMANCE.md between <!-- BEGIN sweep --> and <!-- END sweep -->, and one plot
+per factor (docs/img/sweep-*.svg).
 
 Factors (each point is `flowdeflate -L -pN <factor> -c FILE`, N = --threads, default the
 cores): --threads 1..2N; --chunk 64K..16M; --ahead 1..3N+4 (0: the default N+4);
@@ -16,20 +10,24 @@ cores): --threads 1..2N; --chunk 64K..16M; --ahead 1..3N+4 (0: the default N+4);
 and one more run under /usr/bin/time -v with --stats that gives the peak RSS, the repair
 bytes and the output, which must equal libdeflate-gzip's.
 """
-import argparse
-import datetime
 import json
 import os
 import shlex
-import subprocess
-import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import perfdoc  # noqa: E402
+from . import common as C
 
-FD, REF, CORPUS, sh = perfdoc.FD, perfdoc.REF, perfdoc.CORPUS, perfdoc.sh
-IMG = os.path.join(perfdoc.ROOT, "docs", "img")
+NAME = "sweep"
+HELP = "the parallel graph's factors one at a time (threads, chunk, ahead, ...); plots"
+PREPARE = True
+WRITES = [("doc", ["sweep"])]
+
+
+def add_arguments(p):
+    p.add_argument("--file", default="packages.txt", help="the corpus file (default packages.txt)")
+    p.add_argument("--level", type=int, default=6, help="the level (default 6)")
+    p.add_argument("--runs", type=int, default=3, help="measured runs per point (default 3)")
+    p.add_argument("--threads", type=int, default=C.cores(), help="N (default: the cores)")
 
 
 def factors(n):
@@ -44,37 +42,29 @@ def factors(n):
     }
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--file", default="packages.txt")
-    ap.add_argument("--level", type=int, default=6)
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--dry-run", action="store_true")
-    a = ap.parse_args()
-    path = os.path.join(CORPUS, a.file)
+def run(a):
+    C.files_option(a.file, [])  # it must exist
+    path = C.corpus_path(a.file)
     q = shlex.quote(path)
     size = os.path.getsize(path)
-    for tool in ("hyperfine", "/usr/bin/time", "gnuplot", FD, REF):
-        if sh(f"command -v {shlex.quote(tool)}").returncode:
-            sys.exit(f"sweep: {tool} is missing (scripts/setup --bench; scripts/build; scripts/corpus)")
-    sh(f"cat {q} > /dev/null")
+    C.require("hyperfine", "/usr/bin/time", "gnuplot", C.FD, C.REF)
+    C.warm([path])
     rows, problems = [], []
     with tempfile.TemporaryDirectory() as tmp:
         ref_out = os.path.join(tmp, "ref.gz")
-        sh(f"{REF} -{a.level} -c {q} > {ref_out}")
+        C.sh(f"{C.REF} -{a.level} -c {q} > {ref_out}")
         for scenario, (factor, values) in enumerate(factors(a.threads).items()):
             cmds = {}
             for v in values:
                 base = f"-p{a.threads} " if factor != "threads" else ""
-                cmds[v] = f"{FD} -{a.level} {base}{v} -c {q}"
-            res = perfdoc.hyperfine(cmds, a.runs, tmp, reverse=scenario % 2 == 1)
+                cmds[v] = f"{C.FD} -{a.level} {base}{v} -c {q}"
+            res = C.hyperfine(cmds, a.runs, tmp, reverse=scenario % 2 == 1)
             for v, cmd in cmds.items():
                 stats, out = os.path.join(tmp, "stats.jsonl"), os.path.join(tmp, "out.gz")
                 if os.path.exists(stats):
                     os.remove(stats)
-                rss = perfdoc.peak_rss_mib(cmd.replace(" -c ", f" --stats {stats} -c "), out)
-                same = sh(f"cmp -s {out} {ref_out}").returncode == 0
+                rss = C.peak_rss_mib(cmd.replace(" -c ", f" --stats {stats} -c "), out)
+                same = C.sh(f"cmp -s {out} {ref_out}").returncode == 0
                 if not same:
                     problems.append(f"{factor} {v}: output differs")
                 s = json.loads(open(stats).readline()) if os.path.exists(stats) else {}
@@ -82,21 +72,21 @@ def main():
                 rows.append(dict(factor=factor, value=v, median=r["median"], min=r["min"], max=r["max"],
                                  mb_s=size / 1e6 / r["median"], rss=rss, same=same,
                                  repair_pct=100.0 * s.get("repair_bytes", 0) / size))
-            print(f"sweep: {factor}: " + ", ".join(f"{v} {res[v]['median']:.3f}s" for v in cmds), file=sys.stderr)
-        ref_t = perfdoc.hyperfine({"ref": f"{REF} -{a.level} -c {q}"}, a.runs, tmp)["ref"]["median"]
+            C.say(f"{factor}: " + ", ".join(f"{v} {res[v]['median']:.3f}s" for v in cmds))
+        ref_t = C.hyperfine({"ref": f"{C.REF} -{a.level} -c {q}"}, a.runs, tmp)["ref"]["median"]
 
     made = []
     if not a.dry_run:
-        os.makedirs(IMG, exist_ok=True)
+        os.makedirs(C.IMG, exist_ok=True)
         for factor in factors(a.threads):
-            dat = os.path.join(perfdoc.ROOT, "build", "sweep", f"{factor}.dat")
+            dat = os.path.join(C.OUT, "sweep", f"{factor}.dat")
             os.makedirs(os.path.dirname(dat), exist_ok=True)
             sel = [r for r in rows if r["factor"] == factor]
             with open(dat, "w") as f:
                 for i, r in enumerate(sel):
                     f.write(f"{i} {r['mb_s']:.2f} {r['rss']:.1f} \"{r['value'].split()[-1]}\"\n")
-            svg = os.path.join(IMG, f"sweep-{factor}.svg")
-            r = subprocess.run(["gnuplot"], capture_output=True, text=True, input=f"""
+            svg = os.path.join(C.IMG, f"sweep-{factor}.svg")
+            ok = C.gnuplot(f"""
 set terminal svg size 560,340 dynamic font 'sans,11'
 set output '{svg}'
 set title '{a.file}, level {a.level}: {factor}'
@@ -104,15 +94,15 @@ set ylabel 'MB/s'; set y2label 'peak RSS, MiB'; set ytics nomirror; set y2tics
 set yrange [0:*]; set y2range [0:*]; set key bottom right; set xrange [-0.5:{len(sel) - 0.5}]
 plot '{dat}' using 1:2:xtic(4) with linespoints title 'throughput', '' using 1:3 axes x1y2 with linespoints title 'peak RSS'
 """)
-            if r.returncode == 0:
+            if ok:
                 made.append(svg)
 
-    begin, end = perfdoc.markers("sweep")
-    commit = sh(f"git -C {perfdoc.ROOT} rev-parse --short=12 HEAD").stdout.strip()
-    lines = [begin, "", f"Generated by `scripts/sweep {' '.join(sys.argv[1:])}` on "
-             f"{datetime.datetime.now().astimezone().isoformat(timespec='seconds')}: {a.file} "
-             f"({size / 2**20:.1f} MiB), level {a.level}, -p{a.threads} unless the factor is the threads; "
-             f"libdeflate-gzip takes {ref_t:.3f} s here.", ""]
+    lines = [f"Generated by `{a.command}` on {C.now()} ({C.cpu_model()}, {C.cores()} CPUs; flowdeflate "
+             f"{C.commit()}): {a.file} ({size / 2**20:.1f} MiB), level {a.level}, -p{a.threads} unless the factor "
+             f"is the threads; libdeflate-gzip takes {ref_t:.3f} s here.", "",
+             f"Method: hyperfine, fresh processes writing to /dev/null, 1 warm-up and {C.runs(a.runs)} per point, "
+             "median (min-max), the order reversed between factors, warm page cache; peak RSS (`/usr/bin/time -v`) "
+             "and repairs (`--stats`) from one more run whose output is compared with libdeflate-gzip's.", ""]
     for factor in factors(a.threads):
         lines += [f"**{factor}**", "", "| value | time s, median (min-max) | MB/s | vs libdeflate-gzip | peak RSS | repairs | output |",
                   "|---|---:|---:|---:|---:|---:|---|"]
@@ -123,20 +113,7 @@ plot '{dat}' using 1:2:xtic(4) with linespoints title 'throughput', '' using 1:3
         lines.append("")
     if made:
         lines += [" ".join(f"![{os.path.basename(p)}](img/{os.path.basename(p)})" for p in made), ""]
-    lines += [f"Method: hyperfine, 1 warm-up and {a.runs} runs per point, median (min-max), the order reversed "
-              "between factors; peak RSS and repairs (`--stats`) from one more run whose output is compared with "
-              f"libdeflate-gzip's; warm page cache; flowdeflate {commit}; {os.cpu_count()} CPUs."]
     if problems:
-        lines += ["", "**Problems:** " + "; ".join(problems)]
-    lines += ["", end]
-    text = "\n".join(lines) + "\n"
-    if a.dry_run:
-        print(text)
-    else:
-        perfdoc.replace_section("sweep", text, "Node-concurrency sweeps (one factor at a time)")
-        print("sweep: wrote docs/PERFORMANCE.md and docs/img/sweep-*.svg", file=sys.stderr)
+        lines += ["**Problems:** " + "; ".join(problems)]
+    C.emit(a.doc, {"sweep": C.block("sweep", lines[:-1] if lines and lines[-1] == "" else lines)}, a.dry_run)
     return 1 if problems else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

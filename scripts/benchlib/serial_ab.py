@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
-"""scripts/serial-ab - two flowdeflate binaries' node CPU side by side: what a change to
-the resolver, Code or Assemble did to the serial part (issue 18's "serial share").
+"""scripts/bench serial-ab OLD NEW - two flowdeflate binaries' node CPU side by side: what a
+change to the resolver, Code or Assemble did to the serial part (the serial share).
 
-Usage: scripts/serial-ab OLD NEW [--files a,b] [--levels "1 6 9"] [--threads 8]
-                         [--runs 5] [--prefix MIB]
+Usage: scripts/bench serial-ab OLD NEW [--files a,b] [--levels "1 6 9"] [--threads 8]
+                               [--runs 5] [--prefix MIB]
 
 For every file and level: both outputs are compared byte for byte with libdeflate-gzip's
 (build/reference); then `BIN -L -pT --stats` runs RUNS times for each binary, alternating
@@ -13,59 +12,54 @@ CPU time per node (core/clock.hpp) does not count waiting, so more threads than 
 give each node's own cost.  --prefix: only the first MIB MiB of each file (default 16;
 0: whole files).  Exit 1 on any output mismatch.
 """
-import argparse
 import os
 import shlex
 import statistics
-import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import perfdoc  # noqa: E402
+from . import common as C
 
-NODES = perfdoc.NODES
+NAME = "serial-ab"
+HELP = "two flowdeflate binaries' node CPU (--stats) side by side: the serial share"
+NODES = C.NODES
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("old")
-    ap.add_argument("new")
-    ap.add_argument("--files", default="packages.txt,linux-source-100M.tar,libLLVM.so,modules")
-    ap.add_argument("--levels", default="1 6 9")
-    ap.add_argument("--threads", type=int, default=8)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--prefix", type=int, default=16)
-    a = ap.parse_args()
+def add_arguments(p):
+    p.add_argument("old", help="the old flowdeflate binary")
+    p.add_argument("new", help="the new flowdeflate binary")
+    C.corpus_arguments(p, 5, files="the four bench files", files_default=C.BENCH_FILES, threads=(8, "T of -pT"),
+                       runs_help="--stats runs of each binary")
+    p.add_argument("--prefix", type=int, default=16, help="MiB of each file (default 16; 0: whole files)")
+
+
+def run(a):
     bins = {"old": os.path.abspath(a.old), "new": os.path.abspath(a.new)}
+    C.require(*bins.values(), C.REF)
     rows = ["| file | level | binary | search ms | resolve ms | code ms | assemble ms | serial |",
             "|---|---|---|---:|---:|---:|---:|---:|"]
     bad = False
     with tempfile.TemporaryDirectory() as tmp:
-        for name in a.files.split(","):
-            path = os.path.join(perfdoc.CORPUS, name)
+        for name in C.files_option(a.files, []):
+            path = C.corpus_path(name)
             if a.prefix:
                 cut = os.path.join(tmp, name)
-                perfdoc.sh(f"head -c {a.prefix << 20} {shlex.quote(path)} > {shlex.quote(cut)}")
+                C.sh(f"head -c {a.prefix << 20} {shlex.quote(path)} > {shlex.quote(cut)}")
                 path = cut
             q = shlex.quote(path)
             for level in a.levels.split():
                 for which, b in bins.items():
-                    if not perfdoc.identical(f"{b} -{level} -p{a.threads} -c {q}", f"{perfdoc.REF} -{level} -c {q}", tmp):
-                        print(f"serial-ab: {which} differs from the reference: {name} level {level}", file=sys.stderr)
+                    if not C.identical(f"{b} -{level} -p{a.threads} -c {q}", f"{C.REF} -{level} -c {q}", tmp):
+                        C.say(f"{which} differs from the reference: {name} level {level}")
                         bad = True
                 runs = {k: [] for k in bins}
                 for _ in range(a.runs):
                     for which, b in bins.items():
-                        runs[which].append(perfdoc.stats_of(f"{b} -{level} -p{a.threads} -c {q}", tmp))
+                        runs[which].append(C.stats_of(f"{b} -{level} -p{a.threads} -c {q}", tmp))
                 for which in bins:
                     med = {k: statistics.median(r[k] for r in runs[which]) for k in NODES}
-                    share = perfdoc.serial_share(med)
+                    share = C.serial_share(med)
                     rows.append(f"| {name} | {level} | {which} | " + " | ".join(f"{med[k] / 1e6:.1f}" for k in NODES)
                                 + f" | {share * 100:.1f}% |")
-                print(rows[-2] + "\n" + rows[-1], file=sys.stderr)
+                C.say(rows[-2] + "\n" + rows[-1])
     print("\n".join(rows))
     return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
