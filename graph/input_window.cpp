@@ -45,7 +45,7 @@ void InputWindow::reserve() {
     // (commit()).  Unaligned, it rewrites 512 entries one by one, and on the 2-core VM
     // hosts we measure on every page of the moved slot then cost a fault in the
     // hypervisor when next touched: reading 105 MB took 0.20 s instead of 0.05 s of CPU
-    // (docs/PERFORMANCE.md, "Reading the input").
+    // (docs/notes/io-and-memory.md).
     const std::size_t slot = options_.release_step;
     for (;;) {
         if (void* p = io::map_aligned(want, slot, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)) {
@@ -53,11 +53,10 @@ void InputWindow::reserve() {
             reserved_ = want;
             // Transparent huge pages where the system allows them for advised ranges (Debian's
             // default): a slot is then one page, faulted in and moved as one.  Committing
-            // fresh 4 KiB pages for 105 MB cost 0.35 s of wall time on the VM hosts we
-            // measure on, and 0.04 s as huge pages (docs/PERFORMANCE.md, "Reading the
-            // input").  Small inputs stay on small pages: a 2 MiB page to zero is not worth
-            // it for a file of a few pages, nor for the first slots of a pipe or a library
-            // stream, which are often small (each stream has its own window).
+            // fresh 4 KiB pages costs several times what huge pages cost
+            // (docs/notes/io-and-memory.md).  Small inputs stay on small pages: a 2 MiB page
+            // to zero is not worth it for a file of a few pages, nor for the first slots of a
+            // pipe or a library stream, which are often small (each stream has its own window).
             const std::size_t small = seekable_ ? 0 : 2 * slot;
             if (want >= small + 2 * slot) madvise(base_ + small, (want - small) / slot * slot, MADV_HUGEPAGE);
             break;

@@ -33,7 +33,7 @@ void OutputWriter::push(core::SegmentBuffer&& segment, std::function<void()> don
 core::SegmentBuffer OutputWriter::buffer(std::size_t size) {
     // Whole huge pages (io::LargeArray maps 2 MiB and more so): a fresh 4 KiB page costs a
     // fault of about 11 us on the hosts measured, a huge page about 0.24 us per 4 KiB
-    // (PERFORMANCE.md, "Where the extra work of two threads goes"), and the writer's
+    // (docs/notes/io-and-memory.md, "What a page costs on these hosts"), and the writer's
     // buffers are recycled, full, for the whole run.  (The library's segments are not
     // rounded up: pooled across calls, a huge page would stay resident whole for a call
     // that wrote a few kilobytes.)

@@ -7,7 +7,7 @@
 // Counters on the chunked runs (per run): repairs, repair_pct (repaired bytes / input),
 // search_pct and resolve_pct (share of the run's time), branched (chunks searched with
 // branches), blocks.  The ratio chunked/sequential is the cost of speculation on one
-// core; search/resolve shares feed the scaling model (scripts/parallel-table).
+// core; search/resolve shares feed the scaling model (scripts/bench threads).
 //
 // Corpus: FLOWDEFLATE_CORPUS or build/corpus (files up to 200 MB).  Levels:
 // FLOWDEFLATE_BENCH_LEVELS (default "1 6 9"); chunk sizes FLOWDEFLATE_BENCH_CHUNKS

@@ -290,7 +290,7 @@ int main(int argc, char** argv) {
             }
             g_out_needed = std::max({g_out_needed, flowdeflate::Compressor::bound(c->used, Format::gzip),
                                      flowdeflate::testing::Reference::get().compress_bound(c->used, Format::gzip)});
-            // Registered in the order ref, ours; scripts/perf-table shuffles the runs
+            // Registered in the order ref, ours; scripts/bench core shuffles the runs
             // (--benchmark_enable_random_interleaving).
             Case* cp = c.get();
             for (const std::string_view who : {"ref", "ours"}) {

@@ -4,7 +4,7 @@
  * line of each slot and releases the slot behind it.  Released slots are either kept and
  * moved ahead with mremap() (as the window recycles them) or given back.
  *
- * Usage: window_pages MODE FILE     (scripts/window-pages builds and runs every mode)
+ * Usage: window_pages MODE FILE     (scripts/bench window-pages builds and runs every mode)
  *   aligned      recycled slots, range 2 MiB-aligned             (the window since d88424a)
  *   misaligned   recycled slots, range 4 KiB past a 2 MiB boundary (the window before)
  *   fresh        no recycling: fresh pages for every slot
@@ -12,7 +12,7 @@
  *   huge         fresh pages, the range advised MADV_HUGEPAGE
  *   huge-aligned recycled slots and MADV_HUGEPAGE                  (the window since 18d7333)
  * Prints wall, user and system seconds and minor faults (getrusage) for the whole run.
- * Results: docs/PERFORMANCE.md, "Reading the input". */
+ * Results: docs/notes/io-and-memory.md. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>

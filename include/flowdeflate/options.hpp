@@ -74,7 +74,7 @@ struct Options {
     [[nodiscard]] bool parallel() const noexcept;
     /// The input per Search task: chunk_size, or when 0 the level's default: 1 MiB, and
     /// 512 KiB at levels 10-12, whose optimiser, the serial part, has the last chunk to
-    /// itself (measured: -10 -p2 1.5-8% faster than with 1 MiB, docs/PERFORMANCE.md).
+    /// itself (docs/notes/levels-10-12.md, "Chunks of 512 KiB by default").
     [[nodiscard]] std::size_t chunk() const noexcept;
 };
 

@@ -1,7 +1,7 @@
 // flowdeflate/stats.hpp - what one run of the parallel graph did: how the input was cut
 // and resolved, and what each node cost.  No call needs these; they are for tuning and
 // for the scaling model (the command line's -v prints them, --stats writes them for
-// scripts/parallel-table and scripts/scaling.py).  compress_fd() fills them.
+// scripts/bench threads and scaling).  compress_fd() fills them.
 //
 // How to read them: Search parses each chunk ahead along one or more tracks; the serial
 // Resolve follows the track that fits where the previous chunk ended and parses a stretch

@@ -149,7 +149,7 @@ namespace {
 // An input that fits one chunk runs the direct call too (see "one-shot" above): read whole
 // into memory, compressed on this thread, written in one go.  The graph's arena, its reader
 // and writer threads and their windows cost a process ~6 ms and every further file ~0.8 ms,
-// ten times libdeflate's gzip on a small file (docs/PERFORMANCE.md, "Small files").
+// ten times libdeflate's gzip on a small file (docs/notes/io-and-memory.md, "Small files and the process floor").
 //   - A regular file is tried when fstat() says it fits; one that grew past the chunk since
 //     is read again from where it began (nothing else was read: nullopt).
 //   - A pipe's size is known only at its end: up to a chunk and a byte are read first.  A

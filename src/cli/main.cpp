@@ -201,7 +201,7 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& name, i
                          std::uint64_t& in_total, std::uint64_t& out_total) {
     // One buffer for every file of the command: a fresh megabyte per file went back to the
     // system and was faulted in again each time (200 small files took 70 times libdeflate's
-    // gzip; docs/PERFORMANCE.md, "Small files").
+    // gzip; docs/notes/io-and-memory.md, "Small files and the process floor").
     static const io::RawBuffer read_buffer(std::size_t(1) << 20);
     const std::span<std::uint8_t> buf = read_buffer.span();
     const auto read_error = [&] { return ReadError(io::read_error_text(name)); };
@@ -234,7 +234,7 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& name, i
         const Sink sink = out_fd >= 0 ? output_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
         if (!consumed) {
             // All cores (at most 8) unless -p N or --sequential says otherwise: faster than one
-            // thread from two cores on (docs/PERFORMANCE.md, "Decompression"), same output.
+            // thread from two cores on (docs/notes/decompression.md, "The default thread count"), same output.
             const Result r = decompress_fd(in_fd, name, sink, o.format, o.sequential ? 1 : o.threads);
             in_total = r.in_bytes;
             out_total = r.out_bytes;

@@ -4,7 +4,7 @@
 // The DEFLATE decoding is ISA-L's isal_inflate() (Debian libisal-dev), chosen by
 // measurement over libdeflate's decoder, which needs the whole member in memory and its
 // whole output at once, and over zlib's inflate(), which streams at about half the speed
-// (docs/PERFORMANCE.md, "Inflaters").  ISA-L keeps the 32 KiB window itself, so the output
+// (docs/notes/decompression.md, "Why ISA-L").  ISA-L keeps the 32 KiB window itself, so the output
 // goes straight from a fixed buffer to the sink: memory is that buffer, the input piece and
 // ISA-L's state (about 100 KiB), whatever the size of the stream.
 //

@@ -1,7 +1,7 @@
 // raw_buffer.hpp - a fixed-size byte buffer whose bytes start uninitialised, for reads and
 // decoders to fill: only the pages written are touched.  A zeroed 1 MiB std::vector faulted
 // in all 256 of its pages first, ~4 ms per file on the machines here, more than the whole
-// of a small file's work (docs/PERFORMANCE.md, "Small files").  A buffer that will be
+// of a small file's work (docs/notes/io-and-memory.md, "Small files and the process floor").  A buffer that will be
 // filled whole can instead have its pages made up front (populated()): one mmap call
 // instead of a fault per page.
 #pragma once

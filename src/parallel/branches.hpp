@@ -13,7 +13,7 @@
 // Branches cost search time (on text one begins every ~15 bytes and lasts ~3, and the
 // resolver takes about one in twenty), so the planner asks for them only where the serial
 // resolver is the bottleneck, and may arm them only near a threshold of the min_len
-// choice (arm()); docs/PERFORMANCE.md has the measurements.
+// choice (arm()); docs/notes/parallel-levels-1-9.md has the measurements.
 #pragma once
 
 #include <algorithm>

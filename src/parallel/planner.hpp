@@ -4,7 +4,7 @@
 // asks for the plan; nothing here touches items or match finders.
 //
 // What it weighs (docs/DESIGN.md, "The resolver's plan"; measurements in
-// docs/PERFORMANCE.md):
+// docs/notes/parallel-levels-1-9.md):
 //   - step masks cost the search 0.6-3% and save the repairs of min_len flips: at each
 //     true block start whose min_len differs from the history track's there, ~10 KB
 //     parsed again, serially;
@@ -57,7 +57,7 @@ public:
         load_fixed_ = true;
     }
 
-    // The constants, each measured (docs/PERFORMANCE.md).
+    // The constants, each measured (docs/notes/parallel-levels-1-9.md).
     /// automatic: branches only after a min-length miss, until this many clean chunks.
     static constexpr u32 kCleanChunksForHistoryOnly = 8;
     /// The min_lens branches follow: the most recent true ones.
