@@ -50,6 +50,7 @@ costs more than 10%:
   fill      none of the above within 20%: the time to fill and drain the pipeline
             (few chunks for this many cores).
 """
+import csv
 import os
 import shlex
 import tempfile
@@ -76,6 +77,9 @@ CASE_STUDY = [
     ("precompiled header 77 MB, in memory (picture 3)", "i9-11900K, 16 threads", (2.2, 2.6, 6.8)),
 ]
 
+
+
+COUNTERS_CSV = os.path.join(C.OUT, "scaling-counters.csv")
 
 def simulate(st, cores, read_s_per_byte, ahead=None):
     """The graph on `cores` workers with the per-chunk costs of `st` (seconds)."""
@@ -256,21 +260,32 @@ def section(rows, runs, command):
             "(non-node below) shared by the cores, and the rest of O as a fixed latency (L below). It is "
             "a sensitivity, not the projection the targets are judged on: no machine with more cores has "
             "checked either yet.", "",
-            "What the projections rest on: the counters of each `-pP --stats` run (CPU seconds; repairs "
+            "What the projections rest on: the counters of the `-pP --stats` runs (CPU seconds; repairs "
             "as a share of the input; serial: resolve + assemble over all node CPU; non-node: the process's "
             "CPU time less the nodes'; O, the constant calibrated on the 2-thread run, and L, its part "
-            "left after the 2-thread run's non-node CPU shared by 2 cores):", "",
+            "left after the 2-thread run's non-node CPU shared by 2 cores). Below, P = 2 (measured) and "
+            f"P = 16; every P in `{os.path.relpath(COUNTERS_CSV, C.ROOT)}` (not in git):", "",
             "| File | Level | P | search | resolve | code | assemble | serial | non-node | chunks | tracks | repairs | O s | L s | worker imbalance |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    counters = []
     for r in rows:
         for P, st in sorted(r["st"].items()):
             # Above the cores here the run is oversubscribed on purpose: its workers' shares say nothing.
             imbalance = C.imbalance_cell(st) if P in HERE else "-"
-            out.append(f"| {r['name']} | {r['L']} | {P} | {st['search_ns'] / 1e9:.3f} | "
-                       f"{st['resolve_ns'] / 1e9:.3f} | {st['code_ns'] / 1e9:.3f} | {st['assemble_ns'] / 1e9:.3f} | "
-                       f"{C.serial_share(st) * 100:.1f}% | {non_node_s(st):.3f} | {st['chunks']} | "
-                       f"{st['tracks']} | {st['repair_bytes'] / max(1, st['in_bytes']) * 100:.2f}% | "
-                       f"{r['overhead']:.3f} | {r['latency']:.3f} | {imbalance} |")
+            cells = [r["name"], r["L"], P, f"{st['search_ns'] / 1e9:.3f}", f"{st['resolve_ns'] / 1e9:.3f}",
+                     f"{st['code_ns'] / 1e9:.3f}", f"{st['assemble_ns'] / 1e9:.3f}",
+                     f"{C.serial_share(st) * 100:.1f}%", f"{non_node_s(st):.3f}", st["chunks"], st["tracks"],
+                     f"{st['repair_bytes'] / max(1, st['in_bytes']) * 100:.2f}%", f"{r['overhead']:.3f}",
+                     f"{r['latency']:.3f}", imbalance]
+            counters.append(cells)
+            if P in (2, 16):
+                out.append("| " + " | ".join(str(c) for c in cells) + " |")
+    os.makedirs(os.path.dirname(COUNTERS_CSV), exist_ok=True)
+    with open(COUNTERS_CSV, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["file", "level", "P", "search_s", "resolve_s", "code_s", "assemble_s", "serial", "non_node_s",
+                    "chunks", "tracks", "repairs", "O_s", "L_s", "worker_imbalance"])
+        w.writerows(counters)
     out += ["", "worker imbalance (thread counts measured here): the slowest search worker's CPU per chunk over the "
             "fastest's in that `--stats` run; well above 1.00, the host ran one worker slower and the run's times "
             "understate the program (`worker_imbalance` in `scripts/benchlib/common.py`).", "",
