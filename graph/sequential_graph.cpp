@@ -101,8 +101,7 @@ GraphResult compress_fd_sequential(int in_fd, const std::string& in_name, int ou
                 result.in_bytes = compress_with_search(compressor, cancellable, sink, options, arena, search_threads,
                                                        stop_io, &result.stats.optimiser);
             } catch (...) {
-                failure = std::current_exception();
-                stop_io();
+                failure = std::current_exception();  // (compress_with_search() ran stop_io first)
             }
         });
 
