@@ -91,19 +91,26 @@ def run(a):
              f"{C.cores()} CPUs).", "",
              "Method: each file compressed by libdeflate-gzip -6, then decompressed to /dev/null by each contender: "
              f"hyperfine, fresh processes, 1 warm-up and {C.runs(a.runs)}, median (min-max), the order reversed "
-             "between files, warm page cache; MB/s of decompressed output; peak RSS from `/usr/bin/time -v`. "
+             "between files, warm page cache; peak RSS from `/usr/bin/time -v` (the largest over the files). "
              "Every output is compared with the original; so are flowdeflate's outputs (-p1 and -pN) of the files "
              "pigz (also `-i` and `--rsyncable`), gzip (also `--rsyncable`) and igzip (`-1`, `-3`) write.", ""]
+    # One row per contender, one pair of columns per file: the table reads across files.
+    head, rule = ["contender"], ["---"]
     for name in files:
-        sel = [r for r in rows if r["file"] == name]
-        ref = next(r for r in sel if r["contender"] == "libdeflate-gzip -d")
-        lines += [f"**{name}** ({sel[0]['size'] / 2**20:.1f} MiB, .gz {sel[0]['gz'] / 2**20:.1f} MiB):", "",
-                  "| contender | time s, median (min-max) | MB/s | vs libdeflate-gzip -d | peak RSS |",
-                  "|---|---:|---:|---:|---:|"]
-        for r in sel:
-            lines.append(f"| {r['contender']} | {r['median_s']:.3f} ({r['min_s']:.3f}-{r['max_s']:.3f}) | "
-                         f"{r['mb_s']:.0f} | {ref['median_s'] / r['median_s']:.2f}x | {r['rss_mib']:.1f} MiB |")
-        lines.append("")
+        r0 = next(r for r in rows if r["file"] == name)
+        head += [f"{name} ({r0['size'] / 2**20:.1f} MiB, .gz {r0['gz'] / 2**20:.1f} MiB): s, median (min-max)",
+                 "vs libdeflate-gzip -d"]
+        rule += ["---:", "---:"]
+    lines += ["| " + " | ".join(head + ["peak RSS, largest"]) + " |", "|" + "|".join(rule + ["---:"]) + "|"]
+    for contender in gunzips:
+        cells = [contender]
+        for name in files:
+            r = next(r for r in rows if r["file"] == name and r["contender"] == contender)
+            ref = next(r for r in rows if r["file"] == name and r["contender"] == "libdeflate-gzip -d")
+            cells += [f"{r['median_s']:.3f} ({r['min_s']:.3f}-{r['max_s']:.3f})", f"{ref['median_s'] / r['median_s']:.2f}x"]
+        cells.append(f"{max(r['rss_mib'] for r in rows if r['contender'] == contender):.1f} MiB")
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
     if big_rows:
         lines += ["**linux-source.tar** (1.3 GB; memory only, one run each, output compared; more threads than "
                   "this machine's cores measure memory, not speed):", "",
