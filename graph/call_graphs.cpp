@@ -98,7 +98,8 @@ Result compress_buffer_sequential(std::span<const u8> in, const Sink& sink, cons
             return result;
         }
     }
-    result.in_bytes = compressor.compress_stream(cancellable, user, po.format, po.segment_size);
+    result.in_bytes =
+        compressor.compress_stream(cancellable, user, po.format, po.segment_size, nullptr, po.index, po.index_span);
     result.out_bytes = user.out_bytes();
     return result;
 }
@@ -114,6 +115,7 @@ Result compress_buffer(std::span<const std::uint8_t> in, const Sink& sink, const
     std::unique_ptr<ChunkGraph> chunks;
     UserSink user(sink, po, [&] { return chunks->in_bytes(); });
     core::SegmentedOutput output(user, po.segment_size);
+    output.record_seek_points(po.index, po.index_span);
     Result result;
     arena.run_isolated([&] {
         tbb::flow::graph g;
@@ -186,6 +188,7 @@ public:
           capacity_(shape_.slack() + core::kWindowSize + po.window.release_step),
           output_(user, po.segment_size),
           chunker_(window.begin(), shape_.chunk_size) {
+        output_.record_seek_points(po.index, po.index_span);
         arena.get().execute([&] {
             g_ = std::make_unique<tbb::flow::graph>();
             chunks_ = std::make_unique<ChunkGraph>(
@@ -275,7 +278,8 @@ private:
         std::exception_ptr error;
         try {
             CancellableInput cancellable(window, po);
-            compressor_.compress_stream(cancellable, user, po.format, po.segment_size);
+            compressor_.compress_stream(cancellable, user, po.format, po.segment_size, nullptr, po.index,
+                                        po.index_span);
         } catch (...) {
             error = std::current_exception();
             window.cancel();  // wakes a write() waiting for room

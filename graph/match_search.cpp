@@ -180,7 +180,8 @@ std::uint64_t compress_with_search(core::DeflateCompressor& compressor, core::In
         if (searches_ahead(options) && threads > 1) search.emplace(compressor.params(), in, arena, threads, options);
         const std::uint64_t t0 = core::thread_cpu_ns(), w0 = core::now_ns();
         const std::uint64_t in_bytes =
-            compressor.compress_stream(in, out, options.format, options.segment_size, search ? &*search : nullptr);
+            compressor.compress_stream(in, out, options.format, options.segment_size, search ? &*search : nullptr,
+                                       options.index, options.index_span);
         if (search && stats) {
             *stats = search->stats(core::thread_cpu_ns() - t0);
             stats->wall_ns = core::now_ns() - w0;

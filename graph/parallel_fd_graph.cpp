@@ -103,6 +103,7 @@ GraphResult compress_fd_parallel(int in_fd, const std::string& in_name, int out_
     OutputWriter writer(out_fd, out_name, options.max_pending_segments);
     WriterSink sink(writer, window, options);
     core::SegmentedOutput output(sink, options.segment_size);
+    output.record_seek_points(options.index, options.index_span);
     ChunkGate gate(shape);
     Failure failure([&] {
         gate.cancel();

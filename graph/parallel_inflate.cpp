@@ -132,7 +132,7 @@ public:
         std::size_t pos = 0;
         Result result;
         while (pos < in_.size() || members_ == 0) {
-            const std::size_t body = header_end(pos, members_);
+            const std::size_t body = inflate::gzip_header_end(in_, pos, members_);
             const std::size_t end = member(body * 8);
             if (end + 8 > in_.size()) inflate::throw_corrupt(Format::gzip, members_);
             const std::uint8_t* trailer = in_.data() + end;
@@ -147,17 +147,6 @@ public:
     }
 
 private:
-    // The byte after the gzip header at @p pos.
-    std::size_t header_end(std::size_t pos, std::uint64_t members) const {
-        inflate::GzipHeaderParser header;
-        for (std::size_t i = pos; i < in_.size(); ++i) switch (header.feed(in_[i])) {
-                case inflate::HeaderStatus::need_more: break;
-                case inflate::HeaderStatus::invalid: inflate::throw_corrupt(Format::gzip, members);
-                case inflate::HeaderStatus::done: return i + 1;
-            }
-        inflate::throw_corrupt(Format::gzip, members);
-    }
-
     // Output in order: the window, the member's CRC-32 and size, and the sink.
     void emit(std::span<const u8> b) {
         window_.append(b);

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "flowdeflate/index.hpp"
 #include "flowdeflate/options.hpp"
 #include "flowdeflate/stats.hpp"
 
@@ -104,6 +105,29 @@ Result decompress(std::span<const std::uint8_t> in, const Sink& sink, Format for
 /// more per thread; not growing with the file).  Pipes, zlib and raw DEFLATE, and files under 1 MiB decode on the calling thread.
 Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Format format = Format::gzip,
                      int threads = 1);
+/// What decompress_fd() may be told besides the format and threads: seek points to record
+/// (any gzip file), or an index to decode with (index.hpp).
+struct DecompressOptions {
+    Format format = Format::gzip;
+    /// 0: all cores, at most 8; 1: the calling thread only.
+    int threads = 1;
+    /// Records seek points every index_span bytes while decoding (a gzip regular file; one
+    /// thread, the block-level decoder, which sees every block boundary).  Not owned.
+    IndexSink* export_index = nullptr;
+    std::uint64_t index_span = kDefaultIndexSpan;
+    /// Decodes with this index (a gzip regular file): the spans between its points on
+    /// `threads` threads, each checked against the index (IndexError when it does not fit)
+    /// and every member's CRC-32 and size.  Not owned.
+    const Index* import_index = nullptr;
+    /// With import_index: only the uncompressed bytes [range_offset, range_offset +
+    /// range_length), decoded from the last point before them (no CRC-32 check: the
+    /// members are not decoded whole).
+    bool range = false;
+    std::uint64_t range_offset = 0;
+    std::uint64_t range_length = 0;
+};
+Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, const DecompressOptions& options);
+
 /// Decompresses the file @p in into the file @p out (replaced if it exists), through a
 /// temporary file as compress_file() does: after an error there is no partial output.
 Result decompress_file(const std::filesystem::path& in, const std::filesystem::path& out, Format format = Format::gzip);

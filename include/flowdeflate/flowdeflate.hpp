@@ -7,6 +7,8 @@
 //   options.hpp   flowdeflate::Options (level, format, threads or arena, chunk, windows...)
 //   compress.hpp  one-shot, file, file-descriptor and streaming compression; decompression
 //   stats.hpp     what a run of the parallel graph did (compress_fd() fills it)
+//   index.hpp     seek indexes: recorded while compressing or decompressing, read and
+//                 written in gztool's and indexed_gzip's formats, IndexedReader
 //   flow.hpp      flowdeflate::flow::compress_node, for an application's own flow graph
 //                 (not included here)
 //
@@ -16,5 +18,6 @@
 
 #include "flowdeflate/compress.hpp"
 #include "flowdeflate/core.hpp"
+#include "flowdeflate/index.hpp"
 #include "flowdeflate/options.hpp"
 #include "flowdeflate/stats.hpp"

@@ -15,6 +15,7 @@
 #include <tbb/task_group.h>
 
 #include "flowdeflate/core.hpp"
+#include "flowdeflate/index.hpp"
 
 namespace flowdeflate {
 
@@ -60,6 +61,13 @@ struct Options {
     /// leaves nothing half-written behind (file calls remove their temporary output).
     std::stop_token stop;
     tbb::task_group_context* context = nullptr;
+
+    /// Seek points for random access (index.hpp): when set, the call hands it a point at
+    /// the first block and at the first block boundary index_span or more uncompressed
+    /// bytes after the last, then the sizes (finish()), on one thread at a time.  The
+    /// compressed bytes are the same with or without.  Not owned.
+    IndexSink* index = nullptr;
+    std::uint64_t index_span = kDefaultIndexSpan;
 
     /// Called in order, on one thread at a time, with the input bytes consumed and the
     /// output bytes produced so far (after each output segment of about 1 MiB).

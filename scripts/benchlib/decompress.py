@@ -37,6 +37,7 @@ def run(a):
     files, _ = C.corpus_selection(a, 3)
     C.require("hyperfine", "/usr/bin/time", "pigz", "gzip", "igzip", C.FD, C.REF)
     gunzips = {"flowdeflate -d -p1": f"{C.FD} -d -p1 -c", f"flowdeflate -d -p{a.threads}": f"{C.FD} -d -p{a.threads} -c",
+               f"flowdeflate -d -p{a.threads} --import-index": f"{C.FD} -d -p{a.threads} -c --import-index INDEX",
                "libdeflate-gzip -d": f"{C.REF} -d -c", "gzip -d": "gzip -d -c", f"pigz -d -p{a.threads}":
                f"pigz -d -p {a.threads} -c", "igzip -d": "igzip -d -c"}
     if C.have("rapidgzip"):
@@ -47,6 +48,10 @@ def run(a):
             src = C.corpus_path(name)
             gz = os.path.join(tmp, "in.gz")
             C.sh(f"{C.REF} -6 -c {shlex.quote(src)} > {gz}")
+            # Its seek index (the default span), for the rows that decode with one.
+            idx = os.path.join(tmp, "in.gzi")
+            if C.sh(f"{C.FD} -d -c --export-index {idx} {gz} > /dev/null").returncode:
+                problems.append(f"{name}: flowdeflate -d --export-index failed")
             # Files written by the other gzip programs must decompress the same (checked,
             # not timed); then every decompressor on the reference's file.
             for maker in ("pigz -6 -c", "pigz -6 -i -c", "pigz -6 --rsyncable -c", "gzip -6 -c",
@@ -56,7 +61,7 @@ def run(a):
                 for t in (1, a.threads):
                     if C.sh(f"{C.FD} -d -p{t} -c {other} | cmp -s - {shlex.quote(src)}").returncode:
                         problems.append(f"{name}: flowdeflate -d -p{t} of `{maker}`'s file differs")
-            timed = {k: f"{c} {gz}" for k, c in gunzips.items()}
+            timed = {k: f"{c.replace('INDEX', idx)} {gz}" for k, c in gunzips.items()}
             rss = {}
             for k, cmd in timed.items():
                 out = os.path.join(tmp, "out")
@@ -92,6 +97,8 @@ def run(a):
              "Method: each file compressed by libdeflate-gzip -6, then decompressed to /dev/null by each contender: "
              f"hyperfine, fresh processes, 1 warm-up and {C.runs(a.runs)}, median (min-max), the order reversed "
              "between files, warm page cache; peak RSS from `/usr/bin/time -v` (the largest over the files). "
+             "`--import-index`: with the index `flowdeflate -d --export-index` wrote of that .gz (a seek point every 4 MiB), "
+             "the spans between points decoded on every thread. "
              "Every output is compared with the original; so are flowdeflate's outputs (-p1 and -pN) of the files "
              "pigz (also `-i` and `--rsyncable`), gzip (also `--rsyncable`) and igzip (`-1`, `-3`) write.", ""]
     # One row per contender, one pair of columns per file: the table reads across files.

@@ -54,7 +54,10 @@ struct NoRoom {};
 
 namespace {
 
-[[nodiscard]] bool runs_direct(std::size_t size, const graph::GraphOptions& po) { return size <= po.chunk(); }
+// (A call that records seek points takes the graphs, whose output knows every block.)
+[[nodiscard]] bool runs_direct(std::size_t size, const graph::GraphOptions& po) {
+    return size <= po.chunk() && po.index == nullptr;
+}
 
 // The direct call: @p into(bound) gives the output span to compress into (at least
 // bound bytes, or the caller's own span); then @p deliver(n) takes the n bytes written.
@@ -164,6 +167,7 @@ std::optional<Result> compress_small_input(int in_fd, const std::string& in_name
     // Below this a file's few pages come from the allocator's heap (reused, no mapping).
     constexpr std::size_t kPopulateFrom = std::size_t(64) << 10;
     const std::size_t limit = std::min(po.chunk(), kMaxDirectProbe);
+    if (po.index) return std::nullopt;  // (see runs_direct())
     struct stat st {};
     if (::fstat(in_fd, &st) != 0) return std::nullopt;  // (the graph says why)
     const int flags = ::fcntl(in_fd, F_GETFL);

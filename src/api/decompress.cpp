@@ -10,10 +10,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "flowdeflate/compress.hpp"
+#include "graph/indexed_inflate.hpp"
 #include "graph/parallel_inflate.hpp"
 #include "graph/threads.hpp"
+#include "index/index_decoders.hpp"
 #include "inflate/stream_inflater.hpp"
 #include "io/fd.hpp"
 #include "io/fd_io.hpp"
@@ -36,6 +39,26 @@ void feed_fd(inflate::StreamInflater& inflater, int fd, const std::string& name,
     if (!io::read_pieces(fd, buf.span(), [&](std::span<const std::uint8_t> piece) { inflater.feed(piece, sink); }))
         throw Error(io::read_error_text(name));
     inflater.finish(sink);
+}
+
+// Maps the regular file @p fd of @p size bytes and calls @p f with its bytes from @p at;
+// then the file offset is at its end.  False (nothing called) when it cannot be mapped.
+template <class F>
+bool with_mapping(int fd, off_t size, off_t at, F&& f) {
+    if (size == at) {  // (an empty mapping is refused)
+        f(std::span<const std::uint8_t>());
+        return true;
+    }
+    void* map = ::mmap(nullptr, std::size_t(size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) return false;
+    struct Unmap {
+        void* p;
+        std::size_t n;
+        ~Unmap() { ::munmap(p, n); }
+    } unmap{map, std::size_t(size)};
+    f(std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(map), std::size_t(size)).subspan(std::size_t(at)));
+    ::lseek(fd, 0, SEEK_END);
+    return true;
 }
 
 }  // namespace
@@ -68,21 +91,14 @@ Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Fo
     const bool known = at >= 0 && st.st_size >= at;  // a regular file, st_size - at bytes left
     if (threads != 1 && format == Format::gzip && known) {
         if (st.st_size - at >= kParallelMinBytes && parallel()) {
-            void* map = ::mmap(nullptr, std::size_t(st.st_size), PROT_READ, MAP_PRIVATE, in_fd, 0);
-            if (map != MAP_FAILED) {
-                struct Unmap {
-                    void* p;
-                    std::size_t n;
-                    ~Unmap() { ::munmap(p, n); }
-                } unmap{map, std::size_t(st.st_size)};
-                const std::span<const std::uint8_t> all(static_cast<const std::uint8_t*>(map), std::size_t(st.st_size));
-                graph::ParallelInflateOptions po;
-                po.threads = threads;
-                po.release_input = true;
-                const Result r = graph::parallel_gunzip(all.subspan(std::size_t(at)), sink, po);
-                ::lseek(in_fd, 0, SEEK_END);
-                return r;
-            }
+            std::optional<Result> r;
+            if (with_mapping(in_fd, st.st_size, at, [&](std::span<const std::uint8_t> all) {
+                    graph::ParallelInflateOptions po;
+                    po.threads = threads;
+                    po.release_input = true;
+                    r = graph::parallel_gunzip(all, sink, po);
+                }))
+                return *r;
         }
     }
     // A megabyte at a time, or what a smaller regular file holds (and a byte to see its end
@@ -93,6 +109,31 @@ Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Fo
     inflate::StreamInflater inflater(format);
     feed_fd(inflater, in_fd, in_name, sink, piece);
     return {inflater.in_bytes(), inflater.out_bytes()};
+}
+
+Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, const DecompressOptions& options) {
+    if (!options.export_index && !options.import_index)
+        return decompress_fd(in_fd, in_name, sink, options.format, options.threads);
+    if (options.format != Format::gzip) throw Error("an index is for gzip files only");
+    if (options.range && !options.import_index) throw Error("a range is read with an index (import_index)");
+    struct stat st {};
+    const off_t at = ::fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) ? ::lseek(in_fd, 0, SEEK_CUR) : -1;
+    if (at < 0 || st.st_size < at) throw Error(in_name + ": an index is made or used for a regular file, not a pipe");
+    const int threads =
+        options.threads == 0 ? std::min(graph::available_cores(), kDefaultThreads) : std::max(options.threads, 1);
+    Result r;
+    const bool mapped = with_mapping(in_fd, st.st_size, at, [&](std::span<const std::uint8_t> all) {
+        if (options.import_index && options.range) {
+            r.in_bytes = all.size();
+            r.out_bytes = graph::read_range(all, *options.import_index, options.range_offset, options.range_length, sink);
+        } else if (options.import_index) {
+            r = graph::indexed_gunzip(all, *options.import_index, sink, threads);
+        } else {
+            r = index::gunzip_recording(all, sink, *options.export_index, options.index_span);
+        }
+    });
+    if (!mapped) throw Error(io::read_error_text(in_name));
+    return r;
 }
 
 Result decompress_file(const std::filesystem::path& in, const std::filesystem::path& out, Format format) {

@@ -118,9 +118,12 @@ Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int 
         // Read and write errors name the streams as libdeflate's gzip does.
         const std::string shown_in = in_name == "(stdin)" ? "standard input" : in_quotes(in_name);
         const std::string shown_out = out_name == "(stdout)" ? "standard output" : in_quotes(out_name);
+        Index index;
+        if (!o.export_index.empty()) library.index = &index;
         const std::uint64_t cpu0 = process_cpu_ns();
         run.result = flowdeflate::compress_fd(in_fd, shown_in, out_fd, shown_out, library, &run.stats);
         run.cpu_ns = process_cpu_ns() - cpu0;
+        if (!o.export_index.empty()) write_index_file(index, o.index_format, o.export_index);
         append_stats(o, in_name, run);
     } catch (const std::bad_alloc&) {
         return error(in_name + ": out of memory (try fewer --threads or a smaller --chunk)");
@@ -192,13 +195,49 @@ class ReadError : public Error {
 
 /// Decompresses everything readable from @p in_fd into @p out_fd, or only checks it when
 /// out_fd < 0, as the data arrives (memory does not grow with the input): a regular gzip
+bool indexed(const Options& o) { return !o.export_index.empty() || !o.import_index.empty() || o.range; }
+
+// Where gztool looks for FILE's index: FILE.gz -> FILE.gzi, FILE.ext -> FILE.ext.gzi.
+std::string index_beside(const std::string& path) {
+    return has_suffix(path, ".gz") ? path + "i" : path + ".gzi";
+}
+
+// -d with --export-index, --import-index or --range (decompress_fd() with an index).
+Result decompress_with_index(const Options& o, int in_fd, const std::string& path, const std::string& name,
+                             const Sink& sink) {
+    DecompressOptions d;
+    d.threads = o.sequential ? 1 : o.threads;
+    Index exported, imported;
+    if (!o.export_index.empty()) {
+        d.export_index = &exported;
+        d.index_span = o.index_span;
+    }
+    std::string from = o.import_index;
+    if (from.empty() && o.range) {
+        if (path.empty()) throw IndexError("--range of standard input needs --import-index");
+        from = index_beside(path);
+    }
+    if (!from.empty()) {
+        imported = read_index_file(from);
+        d.import_index = &imported;
+    }
+    if (o.range) {
+        d.range = true;
+        d.range_offset = o.range->first;
+        d.range_length = o.range->second;
+    }
+    const Result r = decompress_fd(in_fd, name, sink, d);
+    if (!o.export_index.empty()) write_index_file(exported, o.index_format, o.export_index);
+    return r;
+}
+
 /// file on all threads (decompress_fd()), a pipe on this one.  @p name is the
 /// input as messages name it.  A gzip member's output is written before the next member
 /// is checked, as libdeflate's gzip does; unlike it, the output of a member that turns out
 /// corrupt is partly written already: to a file, which is then removed, or to standard
 /// output, as GNU gzip does.
-Status decompress_stream(const Options& o, int in_fd, const std::string& name, int out_fd, const std::string& out_name,
-                         std::uint64_t& in_total, std::uint64_t& out_total) {
+Status decompress_stream(const Options& o, int in_fd, const std::string& path, const std::string& name, int out_fd,
+                         const std::string& out_name, std::uint64_t& in_total, std::uint64_t& out_total) {
     // One buffer for every file of the command: a fresh megabyte per file went back to the
     // system and was faulted in again each time (200 small files took 70 times libdeflate's
     // gzip; docs/notes/io-and-memory.md, "Small files and the process floor").
@@ -232,6 +271,13 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& name, i
             return kOk;
         }
         const Sink sink = out_fd >= 0 ? output_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
+        if (indexed(o)) {
+            if (consumed) return error(name + ": an index is made or used for a regular file, not a pipe");
+            const Result r = decompress_with_index(o, in_fd, path, name, sink);
+            in_total = r.in_bytes;
+            out_total = r.out_bytes;
+            return kOk;
+        }
         if (!consumed) {
             // All cores (at most 8) unless -p N or --sequential says otherwise: faster than one
             // thread from two cores on (docs/notes/decompression.md, "The default thread count"), same output.
@@ -250,6 +296,8 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& name, i
         return error(e.what());
     } catch (const ReadError& e) {
         return error(e.what());
+    } catch (const IndexError& e) {
+        return error(name + ": " + e.what());
     } catch (const Error& e) {
         if (o.format == Format::gzip) return error(name + ": file corrupt or not in gzip format");
         return error(name + ": " + e.what());
@@ -282,7 +330,7 @@ Status decompress_one(const Options& o, const std::string& arg) {
     if (arg == "-") {
         if (!o.force && ::isatty(STDIN_FILENO)) return error(kTerminalInput);
         if (const Status s = check_stdin(); s != kOk) return s;
-        return decompress_stream(o, STDIN_FILENO, "standard input", out_std, "standard output", in_total, out_total);
+        return decompress_stream(o, STDIN_FILENO, "", "standard input", out_std, "standard output", in_total, out_total);
     }
     Status skipped = kOk;
     const auto chosen = decompress_paths(o, arg, skipped);
@@ -299,12 +347,15 @@ Status decompress_one(const Options& o, const std::string& arg) {
     struct stat st {};
     if (const Status s = check_input(o, in_fd, paths.in, st, o.force || o.keep || paths.to_stdout); s != kOk) return s;
     ::fcntl(in_fd, F_SETFL, ::fcntl(in_fd, F_GETFL) & ~O_NONBLOCK);
-    if (paths.to_stdout) return decompress_stream(o, in_fd, name, out_std, "standard output", in_total, out_total);
+    if (paths.to_stdout)
+        return decompress_stream(o, in_fd, paths.in, name, out_std, "standard output", in_total, out_total);
 
     if (const Status s = may_replace(o, paths.out); s != kOk) return s;
     TempOutput out;
     if (!out.create(paths.out)) return kError;
-    if (const Status s = decompress_stream(o, in_fd, name, out.fd(), in_quotes(paths.out), in_total, out_total); s != kOk)
+    if (const Status s =
+            decompress_stream(o, in_fd, paths.in, name, out.fd(), in_quotes(paths.out), in_total, out_total);
+        s != kOk)
         return s;
     if (!out.commit(st)) return kError;
     delete_input(o, paths.in);

@@ -68,6 +68,17 @@ void print_usage(bool to_stderr) {
                "                      FILE (scripts/bench reads them); one compressor\n"
                "                      (--sequential, -p 1) writes its sizes only\n"
                "      --progress      progress bar on standard error (only when it is a terminal)\n"
+               "      --export-index IDX  also write a seek index of the one FILE to IDX: seek points\n"
+               "                      (block boundaries with their 32 KiB window) every --index-span\n"
+               "                      bytes of data; compressing, the .gz is unchanged; with -d, from\n"
+               "                      any gzip file (one thread)\n"
+               "      --index-span BYTES  data between seek points (default 4M; K, M, G suffixes)\n"
+               "      --index-format F  gztool (default: gztool -I reads it) or indexed_gzip (its\n"
+               "                      IndexedGzipFile(index_file=) reads it); -d reads either\n"
+               "      --import-index IDX  with -d: decode the spans between IDX's seek points on all\n"
+               "                      cores, each checked against the index\n"
+               "      --range OFF:LEN with -d -c: write only LEN bytes of the data from offset OFF\n"
+               "                      (K, M, G suffixes), from the index of --import-index or FILE.gzi\n"
                "  -h, --help          print this help\n"
                "  -V, --version       print the version\n"
                "\n"
@@ -90,11 +101,12 @@ int usage_error(const std::string& message) {
     return 1;
 }
 
-// A byte count with an optional K or M suffix (KiB, MiB).
+// A byte count with an optional K, M or G suffix (KiB, MiB, GiB).
 bool parse_size(std::string_view s, std::size_t& out) {
     std::size_t mult = 1;
     if (!s.empty() && (s.back() == 'K' || s.back() == 'k')) mult = 1024;
     if (!s.empty() && (s.back() == 'M' || s.back() == 'm')) mult = 1024 * 1024;
+    if (!s.empty() && (s.back() == 'G' || s.back() == 'g')) mult = std::size_t(1) << 30;
     if (mult != 1) s.remove_suffix(1);
     if (s.empty() || s.size() > 12) return false;
     std::size_t v = 0;
@@ -234,6 +246,27 @@ struct ArgParser {
         } else if (name == "stats") {
             if (!take_value() || value.empty()) return fail("option --stats needs a file name");
             o.stats_file = std::string(value);
+        } else if (name == "export-index" || name == "import-index") {
+            if (!take_value() || value.empty()) return fail("option --" + std::string(name) + " needs a file name");
+            (name == "export-index" ? o.export_index : o.import_index) = std::string(value);
+        } else if (name == "index-span") {
+            std::size_t span = 0;
+            if (!take_value() || !parse_size(value, span) || span == 0)
+                return fail("invalid index span (bytes, at least 1; K, M and G suffixes): \"" + std::string(value) + "\"");
+            o.index_span = span;
+        } else if (name == "index-format") {
+            if (!take_value()) return fail("option --index-format needs a value");
+            if (value == "gztool") o.index_format = IndexFormat::gztool;
+            else if (value == "indexed_gzip") o.index_format = IndexFormat::indexed_gzip;
+            else return fail("invalid value for --index-format (gztool or indexed_gzip): \"" + std::string(value) + "\"");
+        } else if (name == "range") {
+            const auto colon = take_value() ? value.find(':') : std::string_view::npos;
+            std::size_t offset = 0, length = 0;
+            if (colon == std::string_view::npos || !parse_size(value.substr(0, colon), offset) ||
+                !parse_size(value.substr(colon + 1), length))
+                return fail("invalid value for --range (OFFSET:LENGTH in bytes; K, M and G suffixes): \"" +
+                            std::string(value) + "\"");
+            o.range = std::pair<std::uint64_t, std::uint64_t>(offset, length);
         } else if (name == "tracks") {
             if (!take_value()) return fail("option --tracks needs a value");
             if (value == "auto") o.tracks = Tracks::automatic;
@@ -324,6 +357,16 @@ struct ArgParser {
         }
         if (o.test) o.decompress = true;
         if (o.files.empty()) o.files.emplace_back("-");
+        // An index belongs to one gzip file.
+        if ((!o.export_index.empty() || !o.import_index.empty()) && o.files.size() != 1)
+            return fail("--export-index and --import-index take one input file");
+        if ((!o.import_index.empty() || o.range) && !o.decompress)
+            return fail("--import-index and --range are for decompressing (-d)");
+        if (!o.export_index.empty() && !o.import_index.empty())
+            return fail("--export-index and --import-index do not go together");
+        if (o.range && !o.to_stdout && !o.test) return fail("--range writes to standard output: give -c");
+        if (o.format != Format::gzip && (!o.export_index.empty() || !o.import_index.empty() || o.range))
+            return fail("an index is for the gzip format");
         return {o, 0};
     }
 };

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "flowdeflate/options.hpp"
@@ -24,6 +25,10 @@ struct Options : flowdeflate::Options {
     bool progress_bar = false;  ///< --progress
     std::string stats_file;  ///< --stats FILE: the parallel graph's counters as JSON
     std::string suffix;      ///< -S (default: .gz, .zz or .deflate by format)
+    std::string export_index;  ///< --export-index FILE (index_span: --index-span)
+    std::string import_index;  ///< --import-index FILE
+    IndexFormat index_format = IndexFormat::gztool;  ///< --index-format
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> range;  ///< --range OFFSET:LENGTH
     std::vector<std::string> files;  ///< "-" is standard input
 };
 

@@ -108,8 +108,10 @@ void DeflateCompressor::parse(std::span<const u8> in, Sink&& sink) {
 }
 
 std::uint64_t DeflateCompressor::compress_stream(InputStream& in, SegmentSink& sink, Format format,
-                                                 std::size_t segment_size, MatchFeed* feed) {
+                                                 std::size_t segment_size, MatchFeed* feed, IndexSink* index,
+                                                 std::uint64_t index_span) {
     SegmentedOutput out(sink, segment_size);
+    out.record_seek_points(index, index_span);
     BitWriter& w = out.writer();
     Framing framing(format, params_.level);
     u8 frame[Framing::kMaxSize];
@@ -126,6 +128,7 @@ std::uint64_t DeflateCompressor::compress_stream(InputStream& in, SegmentSink& s
             end = in.ensure(p + kMaxStoredLen + 1);
             const std::size_t len = std::min<std::size_t>(kMaxStoredLen, std::size_t(end - p));
             const bool is_final = p + len == end;  // fewer than 65536 bytes left: the end is known
+            out.block({p, len});
             emit_stored(w, {p, len}, is_final);
             framing.account({p, len});
             p += len;
@@ -138,6 +141,7 @@ std::uint64_t DeflateCompressor::compress_stream(InputStream& in, SegmentSink& s
         parse(
             in,
             [&](const ParsedBlock& b) {
+                out.block(b.data);
                 blocks.append(coder_, b, scratch_codes_);  // never overflows: see kSlack
                 framing.account(b.data);
                 out.maybe_hand_off();

@@ -61,9 +61,11 @@ public:
     /// Compresses input that is still arriving into segments of @p segment_size bytes
     /// (the last may be shorter), byte-identical to the whole-buffer output.  Returns the
     /// number of input bytes.  Memory is bounded by the stream's window and one segment.
-    /// At levels 10-12, @p feed (if given) supplies the matches (match_feed.hpp).
+    /// At levels 10-12, @p feed (if given) supplies the matches (match_feed.hpp).  Seek
+    /// points go to @p index (if given), one each @p index_span bytes.
     std::uint64_t compress_stream(InputStream& in, SegmentSink& out, Format format,
-                                  std::size_t segment_size = kDefaultSegmentSize, MatchFeed* feed = nullptr);
+                                  std::size_t segment_size = kDefaultSegmentSize, MatchFeed* feed = nullptr,
+                                  IndexSink* index = nullptr, std::uint64_t index_span = kDefaultIndexSpan);
     static constexpr std::size_t kDefaultSegmentSize = 1u << 20;
 
     /// Runs the level's parser over @p in and passes each ParsedBlock to @p sink.

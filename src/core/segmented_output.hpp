@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstring>
+#include <memory>
 
 #include "core/bit_writer.hpp"
+#include "index/seek_recorder.hpp"
 #include "io/pod_buffer.hpp"
 
 namespace flowdeflate::core {
@@ -53,6 +55,21 @@ public:
 
     BitWriter& writer() { return w_; }
 
+    /// Seek points for an index (Options::index; nothing when @p sink is null), one each
+    /// @p span bytes: told each block before it is placed.
+    void record_seek_points(IndexSink* sink, u64 span) {
+        if (sink) recorder_ = std::make_unique<index::SeekRecorder>(*sink, span);
+    }
+    /// A block that codes @p data starts at the writer's position: every writer of blocks
+    /// calls this before it places one.
+    void block(std::span<const u8> data) {
+        if (recorder_) recorder_->block(bit_position(), data);
+    }
+    /// Bits written so far (handed over, in the segment, and pending in the writer).
+    [[nodiscard]] u64 bit_position() const {
+        return 8 * (handed_ + u64(w_.next - buf_.data())) + w_.bitcount;
+    }
+
     /// Appends whole bytes (the stream must be byte-aligned: headers and trailers).
     void put_bytes(const u8* p, std::size_t n) {
         w_.flush();
@@ -68,7 +85,9 @@ public:
     /// Writes the final partial byte and hands over what is left.
     void finish() {
         w_.finish();
+        const u64 total = handed_ + u64(w_.next - buf_.data());
         if (w_.next != buf_.data()) hand_off();
+        if (recorder_) recorder_->finish(total);
     }
 
 private:
@@ -82,6 +101,7 @@ private:
     }
     void hand_off() {
         buf_.set_size(std::size_t(w_.next - buf_.data()));
+        handed_ += buf_.size();
         sink_.write(std::move(buf_));
         next_buffer();
     }
@@ -90,6 +110,8 @@ private:
     std::size_t segment_size_;
     SegmentBuffer buf_;
     BitWriter w_;
+    u64 handed_ = 0;
+    std::unique_ptr<index::SeekRecorder> recorder_;
 };
 
 }  // namespace flowdeflate::core

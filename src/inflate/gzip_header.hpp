@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "flowdeflate/core.hpp"
@@ -80,6 +81,18 @@ inline const char* format_name(Format f) { return f == Format::gzip ? "gzip" : f
 [[noreturn]] inline void throw_corrupt(Format f, std::uint64_t members) {
     if (members != 0) throw Error("corrupt or truncated data after member end");
     throw Error(std::string("not in ") + format_name(f) + " format, or corrupt or truncated");
+}
+
+/// The byte after the gzip member header that starts at @p pos of @p in (the member's
+/// DEFLATE data); throws as throw_corrupt() when there is none.
+inline std::size_t gzip_header_end(std::span<const std::uint8_t> in, std::size_t pos, std::uint64_t members) {
+    GzipHeaderParser header;
+    for (std::size_t i = pos; i < in.size(); ++i) switch (header.feed(in[i])) {
+            case HeaderStatus::need_more: break;
+            case HeaderStatus::invalid: throw_corrupt(Format::gzip, members);
+            case HeaderStatus::done: return i + 1;
+        }
+    throw_corrupt(Format::gzip, members);
 }
 
 /// The two bytes of a zlib header, checked as libdeflate checks them.

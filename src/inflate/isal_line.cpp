@@ -14,6 +14,8 @@ struct IsalLine::State {
     inflate_state z{};
     std::span<const std::uint8_t> input;
     std::vector<std::uint8_t> out = std::vector<std::uint8_t>(kOutputPiece);
+    std::span<std::uint8_t> into;  // output_into()'s buffer
+    std::size_t into_used = 0;
 };
 
 IsalLine::IsalLine() : s_(std::make_unique<State>()) { isal_inflate_init(&s_->z); }
@@ -52,19 +54,33 @@ void IsalLine::run(std::size_t byte_limit, Emit emit, void* context) {
         const std::size_t at = std::size_t(z.next_in - base) + z.avail_in;
         // ISA-L counts input in 32 bits: give it at most 1 GiB at a time.
         if (z.avail_in == 0 && at < limit) z.avail_in = std::uint32_t(std::min<std::size_t>(limit - at, 1u << 30));
-        z.next_out = s_->out.data();
-        z.avail_out = std::uint32_t(s_->out.size());
+        const bool into = !s_->into.empty();
+        std::uint8_t* const out = into ? s_->into.data() + s_->into_used : s_->out.data();
+        // (Pieces of kOutputPiece into the caller's buffer too: what emit does with a
+        // piece, a CRC-32, then reads it from the cache.)
+        const std::size_t room = std::min(into ? s_->into.size() - s_->into_used : s_->out.size(), kOutputPiece);
+        if (room == 0) return;  // output_into()'s buffer is full
+        z.next_out = out;
+        z.avail_out = std::uint32_t(room);
         const std::uint32_t avail_in = z.avail_in;
         const int r = isal_inflate(&z);
-        const std::size_t produced = s_->out.size() - z.avail_out;
+        const std::size_t produced = room - z.avail_out;
         if (r < 0) throw Error("invalid compressed data");
-        if (produced) emit(context, {s_->out.data(), produced});
+        if (into) s_->into_used += produced;
+        if (produced) emit(context, {out, produced});
         if (z.block_state == ISAL_BLOCK_FINISH) return;
         const std::size_t now = std::size_t(z.next_in - base) + z.avail_in;
         if (z.avail_out != 0 && z.avail_in == 0 && now >= limit) return;
         if (produced == 0 && z.avail_in == avail_in && avail_in != 0) throw Error("invalid compressed data");
     }
 }
+
+void IsalLine::output_into(std::span<std::uint8_t> buffer) noexcept {
+    s_->into = buffer;
+    s_->into_used = 0;
+}
+
+std::size_t IsalLine::output_used() const noexcept { return s_->into_used; }
 
 bool IsalLine::stopped_at(std::uint64_t boundary) const noexcept {
     const inflate_state& z = s_->z;

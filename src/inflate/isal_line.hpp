@@ -59,6 +59,13 @@ public:
         return stopped_at(boundary);
     }
 
+    /// Output goes straight into @p buffer from now on (across start()s), each piece
+    /// handed to emit as a span of it; run() returns once it is full.  An empty span goes
+    /// back to the line's own piece buffer.
+    void output_into(std::span<std::uint8_t> buffer) noexcept;
+    /// Bytes written into the buffer of output_into() so far.
+    [[nodiscard]] std::size_t output_used() const noexcept;
+
     /// The final block has ended.
     [[nodiscard]] bool ended() const noexcept;
     /// The bit where decoding will go on (after ended(): the first bit after the final

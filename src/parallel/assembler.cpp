@@ -77,6 +77,7 @@ Assembler::Assembler(SegmentedOutput& out, Format format, int level) : out_(out)
 }
 
 void Assembler::append(const CodedBlock& block) {
+    out_.block(block.data);
     BitWriter& w = out_.writer();
     // The coded bits hold the type Code chose without the offset; place_block() takes
     // them unless a stored block is cheaper here.

@@ -5,14 +5,19 @@
 // fed the same bytes in pieces (sizes taken from the input) must give the same verdict
 // and the same bytes; so must the parallel gzip decoder (graph/parallel_inflate, tiny
 // regions, the main line waiting for its workers), except where it accepts what ISA-L
-// rejects and libdeflate accepts (a one-codeword code read as '1': see DESIGN.md).
+// rejects and libdeflate accepts (a one-codeword code read as '1': see DESIGN.md).  The
+// same bytes read as a seek index (read_index) give an index or an IndexError; a gzip
+// input that decodes is indexed (a point every 500 bytes) and decoded again from that
+// index, to the same bytes.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
 
 #include "flowdeflate/flowdeflate.hpp"
+#include "graph/indexed_inflate.hpp"
 #include "graph/parallel_inflate.hpp"
+#include "index/index_decoders.hpp"
 #include "support/reference.hpp"
 
 namespace {
@@ -47,6 +52,29 @@ std::optional<flowdeflate::Bytes> in_parallel(std::span<const std::uint8_t> in) 
     return out;
 }
 
+// Index parsing of any bytes, and a decodable gzip input through its own index.
+void check_indexes(std::span<const std::uint8_t> in, const std::optional<flowdeflate::Bytes>& gunzipped) {
+    try {
+        const flowdeflate::Index index = flowdeflate::read_index(in);
+        for (const auto f : {flowdeflate::IndexFormat::gztool, flowdeflate::IndexFormat::indexed_gzip})
+            (void)flowdeflate::read_index(flowdeflate::write_index(index, f));
+    } catch (const flowdeflate::IndexError&) {
+    } catch (const flowdeflate::Error&) {
+        // (an index too large for indexed_gzip's format)
+    }
+    if (!gunzipped) return;
+    flowdeflate::Index index;
+    flowdeflate::Bytes out, again;
+    try {
+        flowdeflate::index::gunzip_recording(in, flowdeflate::iterator_sink(std::back_inserter(out)), index, 500);
+    } catch (const flowdeflate::Error&) {
+        return;  // (the block-level decoder is libdeflate's: it may refuse what ISA-L took)
+    }
+    if (out != *gunzipped) __builtin_trap();
+    flowdeflate::graph::indexed_gunzip(in, index, flowdeflate::iterator_sink(std::back_inserter(again)), 2);
+    if (again != out) __builtin_trap();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -54,6 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto format : {flowdeflate::Format::gzip, flowdeflate::Format::zlib, flowdeflate::Format::deflate}) {
         const auto pieces = in_pieces(in, format);
         if (format == flowdeflate::Format::gzip) {
+            check_indexes(in, pieces);
             const auto parallel = in_parallel(in);
             if (parallel != pieces) {
                 const auto ref = flowdeflate::testing::Reference::get().decompress(in, parallel ? parallel->size() : 0, format);

@@ -1,0 +1,103 @@
+// indexed_inflate.cpp - see indexed_inflate.hpp.
+#include "graph/indexed_inflate.hpp"
+
+#include <tbb/parallel_pipeline.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "index/index_decoders.hpp"
+
+namespace flowdeflate::graph {
+
+Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, const Sink& sink, int threads) {
+    index::check_index_fits(index, in);
+    const index::SpanDecoder decoder(in);
+    index::MemberCheck members;
+    std::uint64_t out = 0;
+    std::size_t next = 0;
+    const std::size_t spans = index.points.size();
+    const auto write = [&](const index::SpanOutput& span) {
+        members.add(span.pieces);
+        if (span.bytes.size() != 0) sink({span.bytes.data(), span.bytes.size()});
+        out += span.bytes.size();
+    };
+    if (threads <= 1 || spans == 1) {
+        index::SpanOutput span;
+        for (std::size_t i = 0; i < spans; ++i) {
+            decoder.decode(index, i, span);
+            write(span);
+        }
+    } else {
+        // Span buffers are recycled (at most threads + 1 live): a fresh one per span made
+        // its pages fault in each time.
+        std::mutex mutex;
+        std::vector<std::unique_ptr<index::SpanOutput>> spare;
+        using Span = std::shared_ptr<index::SpanOutput>;
+        const auto take = [&] {
+            std::unique_ptr<index::SpanOutput> s;
+            {
+                std::lock_guard lock(mutex);
+                if (!spare.empty()) {
+                    s = std::move(spare.back());
+                    spare.pop_back();
+                }
+            }
+            if (!s) s = std::make_unique<index::SpanOutput>();
+            return Span(s.release(), [&](index::SpanOutput* p) {
+                std::lock_guard lock(mutex);
+                spare.emplace_back(p);
+            });
+        };
+        tbb::task_arena arena(threads);
+        arena.execute([&] {
+            tbb::parallel_pipeline(
+                std::size_t(threads) + 1,
+                tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order,
+                                                    [&](tbb::flow_control& fc) -> std::size_t {
+                                                        if (next == spans) fc.stop();
+                                                        return next < spans ? next++ : 0;
+                                                    }) &
+                    tbb::make_filter<std::size_t, Span>(tbb::filter_mode::parallel,
+                                                        [&](std::size_t i) {
+                                                            Span span = take();
+                                                            decoder.decode(index, i, *span);
+                                                            return span;
+                                                        }) &
+                    tbb::make_filter<Span, void>(tbb::filter_mode::serial_in_order,
+                                                 [&](const Span& span) { write(*span); }));
+        });
+    }
+    if (index.uncompressed_size != 0 && out != index.uncompressed_size)
+        throw IndexError("the index says the data has " + std::to_string(index.uncompressed_size) + " bytes; it has " +
+                    std::to_string(out));
+    return {in.size(), out};
+}
+
+std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, std::uint64_t offset,
+                         std::uint64_t length, const Sink& sink) {
+    index::check_index_fits(index, in);
+    const index::SpanDecoder decoder(in);
+    // The last point at or before the offset.
+    const auto after = std::upper_bound(index.points.begin(), index.points.end(), offset,
+                                        [](std::uint64_t o, const SeekPoint& p) { return o < p.uncompressed; });
+    std::size_t i = std::size_t(after - index.points.begin()) - 1;
+    std::uint64_t written = 0;
+    index::SpanOutput span;
+    for (; i < index.points.size() && written < length; ++i) {
+        decoder.decode(index, i, span);
+        const std::uint64_t start = index.points[i].uncompressed;
+        const std::uint64_t end = start + span.bytes.size();
+        if (end <= offset) continue;
+        const std::uint64_t from = std::max(offset, start) - start;
+        const std::uint64_t n = std::min<std::uint64_t>(span.bytes.size() - from, length - written);
+        sink(std::span<const std::uint8_t>(span.bytes.data(), span.bytes.size()).subspan(std::size_t(from), std::size_t(n)));
+        written += n;
+    }
+    return written;
+}
+
+}  // namespace flowdeflate::graph

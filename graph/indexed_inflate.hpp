@@ -1,0 +1,31 @@
+// indexed_inflate.hpp - decompression of a gzip file with its index, on several cores.
+//
+// An index's seek points cut the file into spans that decode independently: ISA-L
+// started at a point with its window (index::SpanDecoder), stopped exactly at the next.
+// A parallel pipeline decodes spans on `threads` threads, at most threads + 1 of them
+// live, and hands them on in order to the calling thread, which checks each gzip member's
+// CRC-32 and size from the spans' pieces (CRC-32 combined, no second pass over the bytes)
+// and writes.  What the index claims is checked as the spans decode: each span ends at
+// the next point's bit with the next point's uncompressed offset, and its last bytes are
+// the next point's window; a mismatch is an error naming the point.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "flowdeflate/core.hpp"
+#include "flowdeflate/index.hpp"
+
+namespace flowdeflate::graph {
+
+/// Decompresses the gzip file @p in with @p index on @p threads threads to @p sink.
+/// Throws Error when the index does not fit the file or the data is corrupt.
+Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, const Sink& sink, int threads);
+
+/// Writes the uncompressed bytes [@p offset, @p offset + @p length) of the gzip file
+/// @p in to @p sink (fewer where the data ends first), decoding from the last seek point
+/// at or before @p offset.  Returns the bytes written.
+std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, std::uint64_t offset,
+                         std::uint64_t length, const Sink& sink);
+
+}  // namespace flowdeflate::graph

@@ -1,0 +1,192 @@
+// index_decoders.cpp - see index_decoders.hpp.
+#include "index/index_decoders.hpp"
+
+#include <libdeflate.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/framing.hpp"
+#include "index/crc_combine.hpp"
+#include "index/seek_recorder.hpp"
+#include "inflate/deflate_decoder.hpp"
+#include "inflate/gzip_header.hpp"
+#include "inflate/isal_line.hpp"
+
+namespace flowdeflate::index {
+namespace {
+
+using u8 = std::uint8_t;
+using u32 = std::uint32_t;
+using u64 = std::uint64_t;
+
+u32 crc32(u32 crc, std::span<const u8> b) { return u32(libdeflate_crc32(crc, b.data(), b.size())); }
+
+// Output per decode_plain() call the recording decoder aims at: the compressed bits of
+// a call follow the ratio seen so far, so that data of 1000:1 is not decoded a gigabyte
+// at a time.
+constexpr u64 kRecordingOutput = u64(4) << 20;
+constexpr u64 kMinPieceBits = 8 * 4096, kMaxPieceBits = u64(8) << 20;
+
+[[noreturn]] void mismatch(std::size_t point, const std::string& what) {
+    throw IndexError("the index does not match the file at point " + std::to_string(point) + ": " + what);
+}
+
+}  // namespace
+
+Result gunzip_recording(std::span<const u8> in, const Sink& sink, IndexSink& index, u64 span) {
+    SeekRecorder recorder(index, span);
+    inflate::DeflateDecoder decoder;
+    inflate::PlainChunk chunk;
+    Bytes window;
+    u64 piece_bits = kMaxPieceBits / 8;
+    u64 members = 0, out = 0;
+    std::size_t pos = 0;
+    while (pos < in.size() || members == 0) {
+        const std::size_t body = inflate::gzip_header_end(in, pos, members);
+        recorder.member_start();
+        window.clear();
+        u32 crc = 0;
+        u64 size = 0, bit = 8 * u64(body);
+        for (;;) {
+            inflate::DecodeLimits limits;
+            limits.stop_bit = bit + piece_bits;
+            decoder.decode_plain(in, bit, window, limits, chunk);
+            if (!chunk.ok() || chunk.boundaries.empty()) inflate::throw_corrupt(Format::gzip, members);
+            const std::span<const u8> bytes = chunk.bytes();
+            for (std::size_t k = 0; k < chunk.boundaries.size(); ++k) {
+                const std::size_t from = std::size_t(chunk.boundaries[k].output_offset);
+                const std::size_t to =
+                    k + 1 < chunk.boundaries.size() ? std::size_t(chunk.boundaries[k + 1].output_offset) : bytes.size();
+                recorder.block(chunk.boundaries[k].bit_offset, bytes.subspan(from, to - from));
+            }
+            crc = crc32(crc, bytes);
+            size += bytes.size();
+            if (!bytes.empty()) sink(bytes);
+            // The next call's window: the last 32 KiB of this one's history and output.
+            const std::size_t keep = std::min<std::size_t>(kWindowSize - std::min(kWindowSize, bytes.size()), window.size());
+            window.erase(window.begin(), window.end() - std::ptrdiff_t(keep));
+            const auto tail = bytes.last(std::min(kWindowSize, bytes.size()));
+            window.insert(window.end(), tail.begin(), tail.end());
+            if (!bytes.empty())
+                piece_bits = std::clamp<u64>((chunk.end_bit - bit) * kRecordingOutput / bytes.size(), kMinPieceBits,
+                                             kMaxPieceBits);
+            bit = chunk.end_bit;
+            if (chunk.final_block_ended) break;
+        }
+        const std::size_t end = std::size_t((bit + 7) / 8);
+        if (end + core::kGzipFooterSize > in.size() || core::get_le32(in.data() + end) != crc ||
+            core::get_le32(in.data() + end + 4) != u32(size))
+            inflate::throw_corrupt(Format::gzip, members);
+        out += size;
+        pos = end + core::kGzipFooterSize;
+        ++members;
+    }
+    recorder.finish(in.size());
+    return {in.size(), out};
+}
+
+void check_index_fits(const Index& index, std::span<const u8> in) {
+    if (!index.complete) throw IndexError("the index is not complete");
+    if (index.compressed_size != 0 && index.compressed_size != in.size())
+        throw IndexError("the index is for a compressed file of " + std::to_string(index.compressed_size) +
+                    " bytes; this one has " + std::to_string(in.size()));
+    if (index.points.empty()) throw IndexError("the index has no points");
+    const SeekPoint& first = index.points.front();
+    if (first.uncompressed != 0 || first.compressed_bit != 8 * u64(inflate::gzip_header_end(in, 0, 0)))
+        mismatch(0, "the first point is not where the file's data starts");
+    for (std::size_t i = 0; i < index.points.size(); ++i)
+        if (index.points[i].compressed_bit >= 8 * u64(in.size())) mismatch(i, "it lies past the end of the file");
+}
+
+void MemberCheck::add(const std::vector<MemberPiece>& pieces) {
+    for (const MemberPiece& p : pieces) {
+        crc_ = crc32_combine(crc_, p.crc, p.size);
+        size_ += p.size;
+        if (!p.ends_member) continue;
+        if (crc_ != p.trailer_crc || u32(size_) != p.trailer_size) inflate::throw_corrupt(Format::gzip, members_);
+        crc_ = 0;
+        size_ = 0;
+        ++members_;
+    }
+}
+
+void SpanDecoder::decode(const Index& index, std::size_t i, SpanOutput& out) const {
+    const SeekPoint& from = index.points[i];
+    const bool last = i + 1 == index.points.size();
+    const SeekPoint* to = last ? nullptr : &index.points[i + 1];
+    // The span's size, when the index says it: ISA-L then decodes into place, with a byte
+    // of room more, which only data longer than the index says can fill.  (No more than
+    // DEFLATE's densest coding, 1032:1, can give: an index cannot ask for more memory.)
+    const bool in_place = to || (index.uncompressed_size != 0 && index.uncompressed_size >= from.uncompressed);
+    const u64 expected = !in_place ? 0 : to ? to->uncompressed - from.uncompressed : index.uncompressed_size - from.uncompressed;
+    const u64 compressed = ((to ? to->compressed_bit : 8 * u64(in_.size())) - from.compressed_bit) / 8 + 1;
+    if (expected > compressed * 1032 + kWindowSize) mismatch(i + 1, "its data is longer than the compressed bytes can hold");
+    out.bytes.clear();
+    out.pieces.clear();
+    inflate::IsalLine line;
+    if (in_place) {
+        out.bytes.resize_uninitialised(std::size_t(expected) + 1);
+        line.output_into({out.bytes.data(), out.bytes.size()});
+    }
+    MemberPiece piece;
+    const auto emit = [&](std::span<const u8> b) {
+        if (!in_place) out.bytes.append(b.data(), b.size());
+        piece.crc = crc32(piece.crc, b);
+        piece.size += b.size();
+    };
+    try {
+        line.start(in_, from.compressed_bit, from.window);
+        for (;;) {
+            if (to) {
+                if (line.run_to_boundary(to->compressed_bit, emit)) break;
+            } else {
+                line.run_until(in_.size(), emit);
+            }
+            if (in_place && line.output_used() > expected) mismatch(i + 1, "the data before it is longer than the index says");
+            if (!line.ended()) {
+                if (!to) inflate::throw_corrupt(Format::gzip, 0);
+                mismatch(i + 1, "no block of the file starts there");
+            }
+            // The member ended: its trailer, then the next member's header.
+            const std::size_t end = line.end_byte();
+            if (end + core::kGzipFooterSize > in_.size()) inflate::throw_corrupt(Format::gzip, 0);
+            piece.ends_member = true;
+            piece.trailer_crc = core::get_le32(in_.data() + end);
+            piece.trailer_size = core::get_le32(in_.data() + end + 4);
+            out.pieces.push_back(piece);
+            piece = {};
+            const std::size_t next = end + core::kGzipFooterSize;
+            if (next >= in_.size()) {
+                if (!to) break;
+                mismatch(i + 1, "it lies past the end of the data");
+            }
+            const std::size_t body = inflate::gzip_header_end(in_, next, 1);
+            if (to && 8 * u64(body) >= to->compressed_bit) {
+                if (8 * u64(body) == to->compressed_bit) break;
+                mismatch(i + 1, "no block of the file starts there");
+            }
+            line.start(in_, 8 * u64(body), {});
+        }
+    } catch (const Error& e) {
+        if (dynamic_cast<const IndexError*>(&e)) throw;
+        // Data that does not decode from a point the index gives: the index is for
+        // another file, or the file is damaged.
+        throw IndexError(std::string("cannot decode from point ") + std::to_string(i) + " of the index (" + e.what() +
+                         "): the index does not match the file, or the file is damaged");
+    }
+    if (piece.size != 0) out.pieces.push_back(piece);
+    if (in_place) out.bytes.set_size(line.output_used());
+    if (in_place && out.bytes.size() != expected) {
+        if (!to) throw IndexError("the index says the data has " + std::to_string(index.uncompressed_size) + " bytes; it has " +
+                                  std::to_string(from.uncompressed + out.bytes.size()));
+        mismatch(i + 1, "the data before it is " + std::to_string(from.uncompressed + out.bytes.size()) +
+                            " bytes, the index says " + std::to_string(to->uncompressed));
+    }
+    if (!to) return;
+    const std::size_t k = std::min(to->window.size(), out.bytes.size());
+    if (std::memcmp(to->window.data() + to->window.size() - k, out.bytes.data() + out.bytes.size() - k, k) != 0)
+        mismatch(i + 1, "its window is not the data before it");
+}
+
+}  // namespace flowdeflate::index

@@ -1,0 +1,74 @@
+// index_decoders.hpp - decompression that writes or uses an index (flowdeflate/index.hpp).
+//
+//   gunzip_recording()  decodes any gzip file (every member) with the block-level decoder
+//                       (inflate::DeflateDecoder, which reports every block boundary) and
+//                       records seek points by the compressor's rule (SeekRecorder);
+//   SpanDecoder         decodes the span between two seek points with ISA-L started at
+//                       the first (primed with its window) and stopped exactly at the
+//                       next, crossing gzip member boundaries, and checks what the index
+//                       claims: where the span ends, how much it holds, the next point's
+//                       window; each member's CRC-32 and size are checked by the caller
+//                       from the spans' pieces (crc_combine.hpp).  The parallel decoder
+//                       (graph/indexed_inflate.hpp) and random access both run it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "flowdeflate/core.hpp"
+#include "flowdeflate/index.hpp"
+#include "io/pod_buffer.hpp"
+
+namespace flowdeflate::index {
+
+/// Decompresses the gzip file @p in to @p sink, handing seek points every @p span bytes
+/// to @p index.  Throws Error as decompress() does.
+Result gunzip_recording(std::span<const std::uint8_t> in, const Sink& sink, IndexSink& index, std::uint64_t span);
+
+/// Checks that @p index can describe the gzip file @p in (sizes, points inside it);
+/// throws Error naming the mismatch.
+void check_index_fits(const Index& index, std::span<const std::uint8_t> in);
+
+/// A stretch of output from one gzip member: its CRC-32 and size, and, when the member
+/// ends with it, the trailer's claims.
+struct MemberPiece {
+    std::uint32_t crc = 0;
+    std::uint64_t size = 0;
+    bool ends_member = false;
+    std::uint32_t trailer_crc = 0;
+    std::uint32_t trailer_size = 0;
+};
+
+struct SpanOutput {
+    io::PodBuffer<std::uint8_t> bytes;  ///< (uninitialised room: recycled without zeroing)
+    std::vector<MemberPiece> pieces;
+    std::string error;  ///< empty when the span decoded as the index says
+};
+
+/// Joins the pieces of consecutive spans and checks each member's trailer.
+class MemberCheck {
+public:
+    /// Throws Error when a member's CRC-32 or size disagrees with its trailer.
+    void add(const std::vector<MemberPiece>& pieces);
+
+private:
+    std::uint32_t crc_ = 0;
+    std::uint64_t size_ = 0;
+    std::uint64_t members_ = 0;
+};
+
+class SpanDecoder {
+public:
+    explicit SpanDecoder(std::span<const std::uint8_t> in) : in_(in) {}
+    /// Decodes span @p i of @p index (from point i to point i + 1, or to the file's end
+    /// after the last point) into @p out (whose buffer is reused).  ISA-L writes straight
+    /// into it when the index says the span's size.
+    void decode(const Index& index, std::size_t i, SpanOutput& out) const;
+
+private:
+    std::span<const std::uint8_t> in_;
+};
+
+}  // namespace flowdeflate::index

@@ -1,0 +1,321 @@
+// index_test.cpp - seek indexes (flowdeflate/index.hpp): recorded while compressing at
+// every level, thread count and chunk size with the reference's bytes unchanged, the same
+// points recorded while decompressing the file, both on-disk formats read back, the file
+// decoded from the index on several threads and in ranges, and every kind of index that
+// does not fit refused with an IndexError.
+#include <gtest/gtest.h>
+#include <libdeflate.h>
+#include <zlib.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "flowdeflate/compress.hpp"
+#include "flowdeflate/index.hpp"
+#include "graph/indexed_inflate.hpp"
+#include "index/crc_combine.hpp"
+#include "index/index_decoders.hpp"
+#include "support/reference.hpp"
+#include "support/test_data.hpp"
+
+namespace flowdeflate {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A temporary file holding @p bytes, removed with the object.
+class TempFile {
+public:
+    explicit TempFile(const Bytes& bytes) {
+        static int n = 0;
+        path_ = fs::temp_directory_path() / ("flowdeflate-index-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+        std::FILE* f = std::fopen(path_.c_str(), "wb");
+        EXPECT_NE(f, nullptr);
+        if (!bytes.empty()) {
+            EXPECT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+        }
+        std::fclose(f);
+    }
+    ~TempFile() { fs::remove(path_); }
+    [[nodiscard]] const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+};
+
+Bytes decompress_with(const Bytes& gz, DecompressOptions d) {
+    TempFile file(gz);
+    const int fd = ::open(file.path().c_str(), O_RDONLY);
+    Bytes out;
+    try {
+        decompress_fd(fd, "test.gz", iterator_sink(std::back_inserter(out)), d);
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    ::close(fd);
+    return out;
+}
+
+Index recorded_by_decompressing(const Bytes& gz, std::uint64_t span) {
+    Index index;
+    DecompressOptions d;
+    d.export_index = &index;
+    d.index_span = span;
+    decompress_with(gz, d);
+    return index;
+}
+
+Bytes decoded_with(const Bytes& gz, const Index& index, int threads) {
+    DecompressOptions d;
+    d.import_index = &index;
+    d.threads = threads;
+    return decompress_with(gz, d);
+}
+
+void expect_same_points(const Index& a, const Index& b) {
+    ASSERT_EQ(a.points.size(), b.points.size());
+    for (std::size_t i = 0; i < a.points.size(); ++i) {
+        EXPECT_EQ(a.points[i].compressed_bit, b.points[i].compressed_bit) << "point " << i;
+        EXPECT_EQ(a.points[i].uncompressed, b.points[i].uncompressed) << "point " << i;
+        EXPECT_TRUE(a.points[i].window == b.points[i].window) << "window of point " << i;
+    }
+    EXPECT_EQ(a.compressed_size, b.compressed_size);
+    EXPECT_EQ(a.uncompressed_size, b.uncompressed_size);
+}
+
+// Each point's window is the data before it, and every point after the first is
+// `span` or more after the one before.
+void expect_points_fit(const Index& index, const Bytes& data, std::uint64_t span) {
+    ASSERT_FALSE(index.points.empty());
+    EXPECT_EQ(index.points[0].uncompressed, 0u);
+    for (std::size_t i = 0; i < index.points.size(); ++i) {
+        const SeekPoint& p = index.points[i];
+        const std::size_t n = std::size_t(std::min<std::uint64_t>(kWindowSize, p.uncompressed));
+        ASSERT_EQ(p.window.size(), n) << "point " << i;
+        EXPECT_TRUE(std::equal(p.window.begin(), p.window.end(), data.begin() + std::ptrdiff_t(p.uncompressed - n)))
+            << "point " << i;
+        if (i > 0) {
+            EXPECT_GE(p.uncompressed, index.points[i - 1].uncompressed + span) << "point " << i;
+        }
+    }
+}
+
+// @p data compressed (level 6, @p threads threads; 0: all) with its seek points every @p span
+// bytes recorded into @p index.
+Bytes compressed_with_index(const Bytes& data, Index& index, std::uint64_t span, int threads = 0) {
+    Options o;
+    o.threads = threads;
+    o.index = &index;
+    o.index_span = span;
+    return compress(data, o);
+}
+
+struct Case {
+    int level;
+    int threads;  // 0: sequential
+    std::size_t chunk;
+};
+
+TEST(Index, RecordingWhileCompressingKeepsTheBytesAndMatchesTheDecompressor) {
+    auto& ref = testing::Reference::get();
+    const Bytes data = testing::mixed(3 << 20, 7);
+    const std::uint64_t span = 256 << 10;
+    for (const Case c : {Case{0, 1, 0}, Case{1, 2, 0}, Case{1, 3, 4096}, Case{6, 0, 0}, Case{6, 2, 65536},
+                         Case{6, 4, 0}, Case{9, 2, 0}, Case{12, 0, 0}, Case{12, 2, 0}}) {
+        SCOPED_TRACE("level " + std::to_string(c.level) + " threads " + std::to_string(c.threads) + " chunk " +
+                     std::to_string(c.chunk));
+        Index index;
+        Options o;
+        o.level = c.level;
+        o.sequential = c.threads == 0;
+        o.threads = std::max(c.threads, 1);
+        o.chunk_size = c.chunk;
+        o.index = &index;
+        o.index_span = span;
+        const Bytes gz = compress(data, o);
+        ASSERT_TRUE(gz == ref.compress(data, c.level, Format::gzip)) << "the .gz differs from libdeflate's";
+        ASSERT_TRUE(index.complete);
+        EXPECT_EQ(index.compressed_size, gz.size());
+        EXPECT_EQ(index.uncompressed_size, data.size());
+        EXPECT_GT(index.points.size(), 3u);
+        expect_points_fit(index, data, span);
+        expect_same_points(index, recorded_by_decompressing(gz, span));
+        for (const int threads : {1, 2, 5}) EXPECT_TRUE(decoded_with(gz, index, threads) == data) << threads << " threads";
+    }
+}
+
+TEST(Index, StreamingAndFileCallsRecordTheSamePoints) {
+    const Bytes data = testing::text_like(2 << 20, 3);
+    Index whole, streamed;
+    Options o;
+    o.threads = 2;
+    o.index = &whole;
+    o.index_span = 100000;
+    const Bytes gz = compress(data, o);
+    o.index = &streamed;
+    Bytes gz2;
+    StreamCompressor s(o, iterator_sink(std::back_inserter(gz2)));
+    for (std::size_t at = 0; at < data.size(); at += 77777)
+        s.write(std::span(data).subspan(at, std::min<std::size_t>(77777, data.size() - at)));
+    s.finish();
+    EXPECT_TRUE(gz == gz2);
+    expect_same_points(whole, streamed);
+}
+
+TEST(Index, MembersStartPointsWithoutWindows) {
+    const Bytes a = testing::text_like(700000, 1), b = testing::source_like(900000, 2);
+    Options o;
+    o.threads = 1;
+    Bytes gz = compress(a, o);
+    const std::size_t second = gz.size();
+    const Bytes gz_b = compress(b, o);
+    gz.insert(gz.end(), gz_b.begin(), gz_b.end());
+    Bytes data = a;
+    data.insert(data.end(), b.begin(), b.end());
+    const Index index = recorded_by_decompressing(gz, 200000);
+    const auto at_b = std::find_if(index.points.begin(), index.points.end(),
+                                   [&](const SeekPoint& p) { return p.uncompressed == a.size(); });
+    ASSERT_NE(at_b, index.points.end()) << "no point at the second member's start";
+    EXPECT_TRUE(at_b->window.empty());
+    EXPECT_EQ(at_b->compressed_bit, 8 * (second + 10));
+    for (const SeekPoint& p : index.points)
+        if (p.uncompressed > a.size()) {
+            EXPECT_LE(p.window.size(), p.uncompressed - a.size());
+        }
+    for (const int threads : {1, 3}) EXPECT_TRUE(decoded_with(gz, index, threads) == data);
+    for (const IndexFormat f : {IndexFormat::gztool, IndexFormat::indexed_gzip})
+        EXPECT_TRUE(decoded_with(gz, read_index(write_index(index, f)), 2) == data);
+}
+
+TEST(Index, BothFormatsReadBackTheSamePoints) {
+    const Bytes data = testing::binary_records(1500000, 4);
+    Index index;
+    const Bytes gz = compressed_with_index(data, index, 123456);
+    for (const IndexFormat f : {IndexFormat::gztool, IndexFormat::indexed_gzip}) {
+        const Bytes file = write_index(index, f);
+        Index back = read_index(file);
+        if (f == IndexFormat::gztool) back.compressed_size = index.compressed_size;  // (gztool does not store it)
+        expect_same_points(index, back);
+    }
+}
+
+TEST(Index, RangesGiveTheDataAtAnyOffset) {
+    const Bytes data = testing::mixed(2 << 20, 11);
+    Index index;
+    const Bytes gz = compressed_with_index(data, index, 64 << 10, 2);
+    TempFile file(gz);
+    std::mt19937_64 rng(5);
+    for (int i = 0; i < 40; ++i) {
+        const std::uint64_t offset = rng() % (data.size() + 10), length = rng() % 300000;
+        DecompressOptions d;
+        d.import_index = &index;
+        d.range = true;
+        d.range_offset = offset;
+        d.range_length = length;
+        const Bytes got = decompress_with(gz, d);
+        const std::size_t from = std::size_t(std::min<std::uint64_t>(offset, data.size()));
+        const std::size_t to = std::size_t(std::min<std::uint64_t>(offset + length, data.size()));
+        ASSERT_TRUE(got == Bytes(data.begin() + std::ptrdiff_t(from), data.begin() + std::ptrdiff_t(to)))
+            << "offset " << offset << " length " << length;
+    }
+}
+
+TEST(Index, IndexedReaderReadsAnyStretch) {
+    const Bytes data = testing::source_like(1500000, 13);
+    Index index;
+    TempFile file(compressed_with_index(data, index, 200000));
+    const IndexedReader reader(file.path(), index);
+    EXPECT_EQ(reader.size(), data.size());
+    std::mt19937_64 rng(9);
+    Bytes buf(70000);
+    for (int i = 0; i < 30; ++i) {
+        const std::uint64_t offset = rng() % (data.size() + 100);
+        const std::size_t n = reader.read_at(offset, buf);
+        const std::size_t want = std::size_t(std::min<std::uint64_t>(buf.size(), data.size() - std::min<std::uint64_t>(offset, data.size())));
+        ASSERT_EQ(n, want) << "offset " << offset;
+        EXPECT_TRUE(std::equal(buf.begin(), buf.begin() + std::ptrdiff_t(n), data.begin() + std::ptrdiff_t(offset)));
+    }
+}
+
+TEST(Index, IndexesThatDoNotFitAreRefused) {
+    const Bytes data = testing::text_like(2 << 20, 9);
+    Index index;
+    const Bytes gz = compressed_with_index(data, index, 50000);
+    ASSERT_GT(index.points.size(), 4u);
+    const auto refused = [&](const Index& bad) {
+        EXPECT_THROW(decoded_with(gz, bad, 2), IndexError);
+        EXPECT_THROW(decoded_with(gz, bad, 1), IndexError);
+    };
+    {  // a window that is not the data before its point
+        Index bad = index;
+        bad.points[2].window[100] ^= 1;
+        refused(bad);
+    }
+    {  // a point moved by a bit
+        Index bad = index;
+        bad.points[3].compressed_bit += 1;
+        refused(bad);
+    }
+    {  // an uncompressed offset that is wrong
+        Index bad = index;
+        bad.points[3].uncompressed += 1;
+        refused(bad);
+    }
+    {  // the index of another file
+        Index theirs;
+        (void)compressed_with_index(testing::text_like(2 << 20, 10), theirs, 50000);
+        refused(theirs);
+    }
+    {  // the compressed size (indexed_gzip's) of another file
+        Index bad = index;
+        bad.compressed_size += 1;
+        refused(bad);
+    }
+}
+
+TEST(Index, DamagedIndexFilesAreErrorsNeverCrashes) {
+    const Bytes data = testing::text_like(600000, 12);
+    Index index;
+    (void)compressed_with_index(data, index, 50000);
+    for (const IndexFormat f : {IndexFormat::gztool, IndexFormat::indexed_gzip}) {
+        const Bytes file = write_index(index, f);
+        // Every cut: truncated.
+        for (std::size_t n = 0; n < file.size(); n += 1 + n / 64) {
+            EXPECT_THROW((void)read_index(std::span(file).first(n)), IndexError) << "cut at " << n;
+        }
+        // Bytes flipped: an error or an index, never a crash (the windows are checked when
+        // the index is used).
+        std::mt19937_64 rng(1);
+        for (int i = 0; i < 300; ++i) {
+            Bytes bad = file;
+            bad[rng() % bad.size()] ^= std::uint8_t(1 + rng() % 255);
+            try {
+                (void)read_index(bad);
+            } catch (const IndexError&) {
+            }
+        }
+    }
+    EXPECT_THROW((void)read_index(Bytes{'n', 'o', 't'}), IndexError);
+}
+
+TEST(Index, CrcCombineIsTheCrcOfTheJoinedPieces) {
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 200; ++i) {
+        Bytes v(rng() % 100000);
+        for (auto& b : v) b = std::uint8_t(rng());
+        const std::size_t cut = v.empty() ? 0 : rng() % v.size();
+        const auto crc = [](const std::uint8_t* p, std::size_t n) { return std::uint32_t(libdeflate_crc32(0, p, n)); };
+        EXPECT_EQ(index::crc32_combine(crc(v.data(), cut), crc(v.data() + cut, v.size() - cut), v.size() - cut),
+                  crc(v.data(), v.size()));
+    }
+}
+
+}  // namespace
+}  // namespace flowdeflate
