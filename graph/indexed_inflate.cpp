@@ -1,34 +1,50 @@
 // indexed_inflate.cpp - see indexed_inflate.hpp.
 #include "graph/indexed_inflate.hpp"
 
+#include <tbb/info.h>
 #include <tbb/parallel_pipeline.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
+#include "core/clock.hpp"
+#include "graph/arena.hpp"
 #include "index/index_decoders.hpp"
 
 namespace flowdeflate::graph {
 
-Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, const Sink& sink, int threads) {
+Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, const Sink& sink, int threads,
+                      DecompressStats* stats) {
+    const std::uint64_t wall0 = core::now_ns();
     index::check_index_fits(index, in);
+    std::atomic<std::uint64_t> decode_ns{0};
+    std::uint64_t write_ns = 0;
     const index::SpanDecoder decoder(in);
     index::MemberCheck members;
     std::uint64_t out = 0;
     std::size_t next = 0;
     const std::size_t spans = index.points.size();
     const auto write = [&](const index::SpanOutput& span) {
+        const std::uint64_t cpu0 = core::thread_cpu_ns();
         members.add(span.pieces);
         if (span.bytes.size() != 0) sink({span.bytes.data(), span.bytes.size()});
         out += span.bytes.size();
+        write_ns += core::thread_cpu_ns() - cpu0;
+    };
+    const auto decode = [&](std::size_t i, index::SpanOutput& span) {
+        const std::uint64_t cpu0 = core::thread_cpu_ns();
+        decoder.decode(index, i, span);
+        decode_ns.fetch_add(core::thread_cpu_ns() - cpu0, std::memory_order_relaxed);
     };
     if (threads <= 1 || spans == 1) {
         index::SpanOutput span;
         for (std::size_t i = 0; i < spans; ++i) {
-            decoder.decode(index, i, span);
+            decode(i, span);
             write(span);
         }
     } else {
@@ -52,6 +68,9 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
                 spare.emplace_back(p);
             });
         };
+        // TBB caps its workers at the number of cores unless told otherwise.
+        std::optional<AllowParallelism> allow_more;
+        if (threads > tbb::info::default_concurrency()) allow_more.emplace(std::size_t(threads));
         tbb::task_arena arena(threads);
         arena.execute([&] {
             tbb::parallel_pipeline(
@@ -64,7 +83,7 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
                     tbb::make_filter<std::size_t, Span>(tbb::filter_mode::parallel,
                                                         [&](std::size_t i) {
                                                             Span span = take();
-                                                            decoder.decode(index, i, *span);
+                                                            decode(i, *span);
                                                             return span;
                                                         }) &
                     tbb::make_filter<Span, void>(tbb::filter_mode::serial_in_order,
@@ -74,6 +93,15 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
     if (index.uncompressed_size != 0 && out != index.uncompressed_size)
         throw IndexError("the index says the data has " + std::to_string(index.uncompressed_size) + " bytes; it has " +
                     std::to_string(out));
+    if (stats) {
+        stats->decoder = "indexed";
+        stats->threads = threads;
+        stats->regions = stats->worker_regions = spans;
+        stats->worker_bytes = out;
+        stats->workers_ns = decode_ns.load();
+        stats->main_line_ns = write_ns;
+        stats->wall_ns = core::now_ns() - wall0;
+    }
     return {in.size(), out};
 }
 

@@ -15,12 +15,16 @@
 
 #include "flowdeflate/core.hpp"
 #include "flowdeflate/index.hpp"
+#include "flowdeflate/stats.hpp"
 
 namespace flowdeflate::graph {
 
 /// Decompresses the gzip file @p in with @p index on @p threads threads to @p sink.
 /// Throws Error when the index does not fit the file or the data is corrupt.
-Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, const Sink& sink, int threads);
+/// @p stats (if given) gets the spans and the CPU time of their decoding (workers_ns) and of
+/// the checks and writing in order (main_line_ns).
+Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, const Sink& sink, int threads,
+                      DecompressStats* stats = nullptr);
 
 /// Writes the uncompressed bytes [@p offset, @p offset + @p length) of the gzip file
 /// @p in to @p sink (fewer where the data ends first), decoding from the last seek point

@@ -21,6 +21,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/clock.hpp"
 #include "core/framing.hpp"
 #include "inflate/gzip_header.hpp"
 #include "inflate/isal_line.hpp"
@@ -129,6 +130,7 @@ public:
     }
 
     Result run() {
+        const std::uint64_t cpu0 = core::thread_cpu_ns();
         std::size_t pos = 0;
         Result result;
         while (pos < in_.size() || members_ == 0) {
@@ -143,6 +145,8 @@ public:
         }
         result.in_bytes = in_.size();
         result.out_bytes = out_bytes_;
+        stats_.main_line_ns = core::thread_cpu_ns() - cpu0;
+        stats_.workers_ns = workers_ns_.load(std::memory_order_relaxed);
         return result;
     }
 
@@ -379,6 +383,7 @@ private:
         int waiting = Slot::kWaiting;
         if (s.phase.compare_exchange_strong(waiting, Slot::kRunning, std::memory_order_acq_rel)) {
             const auto t0 = Clock::now();
+            const std::uint64_t cpu0 = core::thread_cpu_ns();
             try {
                 const std::uint64_t begin = std::uint64_t(s.region) * region_bytes_ * 8;
                 const std::uint64_t end =
@@ -393,6 +398,7 @@ private:
                 s.start_bit.reset();  // the main line decodes the region itself
             }
             s.seconds = seconds_since(t0);
+            workers_ns_.fetch_add(core::thread_cpu_ns() - cpu0, std::memory_order_relaxed);
         }
         s.start_hint.store(s.start_bit ? *s.start_bit : kNoStart, std::memory_order_release);
         s.start_hint.notify_all();
@@ -443,6 +449,7 @@ private:
     std::map<std::size_t, SlotPtr> slots_;
     std::size_t next_ = 0;
     std::atomic<int> running_{0};  // regions being decoded by workers
+    std::atomic<std::uint64_t> workers_ns_{0};
     tbb::enumerable_thread_specific<inflate::DeflateDecoder> decoders_;
     tbb::task_arena arena_;
     std::optional<tbb::flow::graph> graph_;

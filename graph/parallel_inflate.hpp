@@ -45,6 +45,8 @@ struct ParallelInflateStats {
     std::uint64_t waits = 0;          ///< times the main line waited for a worker to finish
     double wait_seconds = 0;          ///< the main line's time waiting for workers
     std::uint64_t gap = 0;            ///< regions the main line decodes between the workers' (last)
+    std::uint64_t main_line_ns = 0;   ///< the main line's CPU time (decoding, replay, CRC-32, writing)
+    std::uint64_t workers_ns = 0;     ///< the workers' CPU time, all together
 };
 
 struct ParallelInflateOptions {

@@ -105,7 +105,7 @@ Result decompress(std::span<const std::uint8_t> in, const Sink& sink, Format for
 /// more per thread; not growing with the file).  Pipes, zlib and raw DEFLATE, and files under 1 MiB decode on the calling thread.
 Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Format format = Format::gzip,
                      int threads = 1);
-/// What decompress_fd() may be told besides the format and threads: seek points to record
+/// What decompress_fd() may be told: the format and threads, and: seek points to record
 /// (any gzip file), or an index to decode with (index.hpp).
 struct DecompressOptions {
     Format format = Format::gzip;
@@ -125,6 +125,8 @@ struct DecompressOptions {
     bool range = false;
     std::uint64_t range_offset = 0;
     std::uint64_t range_length = 0;
+    /// Filled with what the call did, when given (stats.hpp).  Not owned.
+    DecompressStats* stats = nullptr;
 };
 Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, const DecompressOptions& options);
 

@@ -85,4 +85,22 @@ struct GraphStats {
     OptimiserStats optimiser{};                   ///< levels 10-12 (the parallel graph did not run)
 };
 
+/// What a decompression did (DecompressOptions::stats; the command line's -d --stats).  The
+/// serial share of a parallel run is main_line_ns / (main_line_ns + workers_ns).
+struct DecompressStats {
+    /// "stream" (one thread), "parallel" (a main line and speculating workers), "indexed"
+    /// (the spans of an index), "recording" (recording an index), "range".
+    const char* decoder = "stream";
+    int threads = 1;
+    std::uint64_t regions = 0;          ///< parallel: regions of the compressed stream; indexed: spans
+    std::uint64_t worker_regions = 0;   ///< regions whose output a worker decoded (indexed: every span)
+    std::uint64_t worker_bytes = 0;     ///< output decoded by workers
+    std::uint64_t main_line_bytes = 0;  ///< output decoded by the thread that writes in order
+    /// CPU time of the thread that decodes what no worker did, checks and writes in order:
+    /// the serial part.
+    std::uint64_t main_line_ns = 0;
+    std::uint64_t workers_ns = 0;       ///< CPU time of the workers' decoding, all together
+    std::uint64_t wall_ns = 0;
+};
+
 }  // namespace flowdeflate

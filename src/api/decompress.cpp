@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "flowdeflate/compress.hpp"
+#include "core/clock.hpp"
 #include "graph/indexed_inflate.hpp"
 #include "graph/parallel_inflate.hpp"
 #include "graph/threads.hpp"
@@ -77,28 +78,91 @@ Bytes decompress(std::span<const std::uint8_t> in, Format format) {
 }
 
 Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Format format, int threads) {
+    DecompressOptions d;
+    d.format = format;
+    d.threads = threads;
+    return decompress_fd(in_fd, in_name, sink, d);
+}
+
+namespace {
+
+// An index made or used (DecompressOptions): the file mapped whole.
+Result decompress_indexed(int in_fd, const std::string& in_name, const Sink& sink, const DecompressOptions& options,
+                          int threads, DecompressStats& stats) {
+    if (options.format != Format::gzip) throw Error("an index is for gzip files only");
+    if (options.range && !options.import_index) throw Error("a range is read with an index (import_index)");
+    struct stat st {};
+    const off_t at = ::fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) ? ::lseek(in_fd, 0, SEEK_CUR) : -1;
+    if (at < 0 || st.st_size < at) throw Error(in_name + ": an index is made or used for a regular file, not a pipe");
+    Result r;
+    const bool mapped = with_mapping(in_fd, st.st_size, at, [&](std::span<const std::uint8_t> all) {
+        if (options.import_index && options.range) {
+            stats.decoder = "range";
+            r.in_bytes = all.size();
+            r.out_bytes = graph::read_range(all, *options.import_index, options.range_offset, options.range_length, sink);
+        } else if (options.import_index) {
+            r = graph::indexed_gunzip(all, *options.import_index, sink, threads, &stats);
+        } else {
+            stats.decoder = "recording";
+            r = index::gunzip_recording(all, sink, *options.export_index, options.index_span);
+        }
+    });
+    if (!mapped) throw Error(io::read_error_text(in_name));
+    return r;
+}
+
+}  // namespace
+
+Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, const DecompressOptions& options) {
+    DecompressStats local;
+    DecompressStats& stats = options.stats ? *options.stats : local;
+    stats = {};
+    const std::uint64_t wall0 = core::now_ns(), cpu0 = core::thread_cpu_ns();
+    const auto done = [&](Result r) {
+        if (stats.wall_ns == 0) stats.wall_ns = core::now_ns() - wall0;
+        if (stats.main_line_ns == 0 && stats.workers_ns == 0) {
+            stats.main_line_ns = core::thread_cpu_ns() - cpu0;
+            stats.main_line_bytes = r.out_bytes;
+        }
+        return r;
+    };
     // 0: all cores, at most kDefaultThreads: past a few workers the main line (replay, CRC-32,
     // writing) is the bound, and each worker's live region costs memory (docs/DESIGN.md,
     // "Decompression").
     // (Asked only for a file the parallel decoder would take: the first question starts
     // oneTBB, which probes for libraries and costs a small file ~1 ms.)
+    int threads = options.threads;
     const auto parallel = [&] {
         if (threads == 0) threads = std::min(graph::available_cores(), kDefaultThreads);
         return threads > 1;
     };
+    if (options.export_index || options.import_index) {
+        if (options.import_index) parallel();
+        return done(decompress_indexed(in_fd, in_name, sink, options, std::max(threads, 1), stats));
+    }
     struct stat st {};
     const off_t at = ::fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) ? ::lseek(in_fd, 0, SEEK_CUR) : -1;
     const bool known = at >= 0 && st.st_size >= at;  // a regular file, st_size - at bytes left
-    if (threads != 1 && format == Format::gzip && known) {
+    if (threads != 1 && options.format == Format::gzip && known) {
         if (st.st_size - at >= kParallelMinBytes && parallel()) {
             std::optional<Result> r;
+            graph::ParallelInflateStats ps;
             if (with_mapping(in_fd, st.st_size, at, [&](std::span<const std::uint8_t> all) {
                     graph::ParallelInflateOptions po;
                     po.threads = threads;
                     po.release_input = true;
-                    r = graph::parallel_gunzip(all, sink, po);
-                }))
-                return *r;
+                    r = graph::parallel_gunzip(all, sink, po, &ps);
+                })) {
+                stats.decoder = "parallel";
+                stats.threads = threads;
+                stats.regions = ps.regions;
+                stats.worker_regions = ps.used;
+                stats.worker_bytes = ps.worker_output;
+                stats.main_line_bytes = r->out_bytes - ps.worker_output;
+                stats.main_line_ns = ps.main_line_ns;
+                stats.workers_ns = ps.workers_ns;
+                return done(*r);
+            }
         }
     }
     // A megabyte at a time, or what a smaller regular file holds (and a byte to see its end
@@ -106,34 +170,9 @@ Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, Fo
     // made the allocator return and fault in its pages every time.
     constexpr std::size_t kPiece = std::size_t(1) << 20;
     const std::size_t piece = known ? std::clamp<std::size_t>(std::size_t(st.st_size - at) + 1, 4096, kPiece) : kPiece;
-    inflate::StreamInflater inflater(format);
+    inflate::StreamInflater inflater(options.format);
     feed_fd(inflater, in_fd, in_name, sink, piece);
-    return {inflater.in_bytes(), inflater.out_bytes()};
-}
-
-Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, const DecompressOptions& options) {
-    if (!options.export_index && !options.import_index)
-        return decompress_fd(in_fd, in_name, sink, options.format, options.threads);
-    if (options.format != Format::gzip) throw Error("an index is for gzip files only");
-    if (options.range && !options.import_index) throw Error("a range is read with an index (import_index)");
-    struct stat st {};
-    const off_t at = ::fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) ? ::lseek(in_fd, 0, SEEK_CUR) : -1;
-    if (at < 0 || st.st_size < at) throw Error(in_name + ": an index is made or used for a regular file, not a pipe");
-    const int threads =
-        options.threads == 0 ? std::min(graph::available_cores(), kDefaultThreads) : std::max(options.threads, 1);
-    Result r;
-    const bool mapped = with_mapping(in_fd, st.st_size, at, [&](std::span<const std::uint8_t> all) {
-        if (options.import_index && options.range) {
-            r.in_bytes = all.size();
-            r.out_bytes = graph::read_range(all, *options.import_index, options.range_offset, options.range_length, sink);
-        } else if (options.import_index) {
-            r = graph::indexed_gunzip(all, *options.import_index, sink, threads);
-        } else {
-            r = index::gunzip_recording(all, sink, *options.export_index, options.index_span);
-        }
-    });
-    if (!mapped) throw Error(io::read_error_text(in_name));
-    return r;
+    return done({inflater.in_bytes(), inflater.out_bytes()});
 }
 
 Result decompress_file(const std::filesystem::path& in, const std::filesystem::path& out, Format format) {

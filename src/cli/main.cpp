@@ -204,9 +204,10 @@ std::string index_beside(const std::string& path) {
 
 // -d with --export-index, --import-index or --range (decompress_fd() with an index).
 Result decompress_with_index(const Options& o, int in_fd, const std::string& path, const std::string& name,
-                             const Sink& sink) {
+                             const Sink& sink, DecompressStats& stats) {
     DecompressOptions d;
     d.threads = o.sequential ? 1 : o.threads;
+    d.stats = &stats;
     Index exported, imported;
     if (!o.export_index.empty()) {
         d.export_index = &exported;
@@ -271,27 +272,32 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& path, c
             return kOk;
         }
         const Sink sink = out_fd >= 0 ? output_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
+        const std::uint64_t cpu0 = process_cpu_ns();
+        DecompressStats stats;
+        Result r;
         if (indexed(o)) {
             if (consumed) return error(name + ": an index is made or used for a regular file, not a pipe");
-            const Result r = decompress_with_index(o, in_fd, path, name, sink);
-            in_total = r.in_bytes;
-            out_total = r.out_bytes;
-            return kOk;
-        }
-        if (!consumed) {
+            r = decompress_with_index(o, in_fd, path, name, sink, stats);
+        } else if (!consumed) {
             // All cores (at most 8) unless -p N or --sequential says otherwise: faster than one
             // thread from two cores on (docs/notes/decompression.md, "The default thread count"), same output.
-            const Result r = decompress_fd(in_fd, name, sink, o.format, o.sequential ? 1 : o.threads);
-            in_total = r.in_bytes;
-            out_total = r.out_bytes;
-            return kOk;
+            DecompressOptions d;
+            d.format = o.format;
+            d.threads = o.sequential ? 1 : o.threads;
+            d.stats = &stats;
+            r = decompress_fd(in_fd, name, sink, d);
+        } else {
+            StreamDecompressor stream(sink, o.format);
+            stream.write(first);
+            if (!io::read_pieces(in_fd, buf, [&](std::span<const std::uint8_t> p) { stream.write(p); }))
+                throw read_error();
+            r = stream.finish();
+            stats.main_line_bytes = r.out_bytes;
+            stats.main_line_ns = process_cpu_ns() - cpu0;
         }
-        StreamDecompressor stream(sink, o.format);
-        stream.write(first);
-        if (!io::read_pieces(in_fd, buf, [&](std::span<const std::uint8_t> p) { stream.write(p); })) throw read_error();
-        const Result r = stream.finish();
         in_total = r.in_bytes;
         out_total = r.out_bytes;
+        append_decompress_stats(o, path.empty() ? "(stdin)" : path, r, stats, process_cpu_ns() - cpu0);
     } catch (const io::WriteError& e) {
         return error(e.what());
     } catch (const ReadError& e) {

@@ -169,6 +169,22 @@ void append_stats(const Options& o, const std::string& name, const FileRun& run)
         append_line(o.stats_file, head + "\"threads\":1,\"sequential\":true}\n");
 }
 
+void append_decompress_stats(const Options& o, const std::string& name, const Result& result,
+                             const DecompressStats& s, std::uint64_t cpu_ns) {
+    if (o.stats_file.empty()) return;
+    FileRun run;
+    run.result = result;
+    run.cpu_ns = cpu_ns;
+    std::string head = stats_head(name, 0, run);
+    head.replace(head.find("\"level\":0,"), 10, "\"decompress\":true,");
+    append_line(o.stats_file,
+                head + fmt::format("\"decoder\":\"{}\",\"threads\":{},\"regions\":{},\"worker_regions\":{},"
+                                   "\"worker_bytes\":{},\"main_line_bytes\":{},\"main_line_ns\":{},\"workers_ns\":{},"
+                                   "\"wall_ns\":{}}}\n",
+                                   s.decoder, s.threads, s.regions, s.worker_regions, s.worker_bytes, s.main_line_bytes,
+                                   s.main_line_ns, s.workers_ns, s.wall_ns));
+}
+
 void report(const Options& o, const std::string& name, const FileRun& run, const std::string& what) {
     if (!o.verbose) return;
     const std::uint64_t in = run.result.in_bytes, out = run.result.out_bytes;

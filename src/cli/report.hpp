@@ -25,6 +25,10 @@ struct FileRun {
 /// The process's peak resident memory so far.
 [[nodiscard]] double peak_rss_mib();
 
+/// -d --stats FILE: one JSON line per file with what the decompression did.
+void append_decompress_stats(const Options& o, const std::string& name, const Result& result,
+                             const DecompressStats& stats, std::uint64_t cpu_ns);
+
 /// A progress bar on standard error while a file is compressed (--progress, on a
 /// terminal), erased when it goes.
 class Progress {

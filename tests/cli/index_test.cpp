@@ -168,5 +168,23 @@ TEST_F(CliIndex, IndexThatDoesNotFitIsAnErrorAndLeavesNothing) {
     EXPECT_STATUS(fd({"--import-index", "g.gzi", "g"}), 1);
 }
 
+TEST_F(CliIndex, DecompressionStatsSayWhoDecodedWhat) {
+    ASSERT_STATUS(fd({"-k", "--index-span", "512K", "--export-index", "f.gzi", "f"}), 0);
+    ASSERT_STATUS(fd({"-d", "-c", "-p2", "--stats", "p.json", "f.gz"}), 0);
+    ASSERT_STATUS(fd({"-d", "-c", "-p2", "--stats", "i.json", "--import-index", "f.gzi", "f.gz"}), 0);
+    ASSERT_STATUS(fd({"-d", "-c", "-p1", "--stats", "s.json", "f.gz"}), 0);
+    const std::string p = read("p.json"), i = read("i.json"), one = read("s.json");
+    for (const std::string* line : {&p, &i, &one}) {
+        EXPECT_NE(line->find("\"decompress\":true"), std::string::npos) << *line;
+        EXPECT_NE(line->find("\"out_bytes\":" + std::to_string(data_.size())), std::string::npos) << *line;
+        EXPECT_EQ(line->find("\"main_line_ns\":0,"), std::string::npos) << *line;
+    }
+    EXPECT_NE(p.find("\"decoder\":\"parallel\""), std::string::npos) << p;
+    EXPECT_NE(i.find("\"decoder\":\"indexed\""), std::string::npos) << i;
+    EXPECT_NE(i.find("\"worker_bytes\":" + std::to_string(data_.size())), std::string::npos) << i;
+    EXPECT_NE(one.find("\"decoder\":\"stream\""), std::string::npos) << one;
+    EXPECT_NE(one.find("\"workers_ns\":0,"), std::string::npos) << one;
+}
+
 }  // namespace
 }  // namespace flowdeflate::testing::cli
