@@ -185,7 +185,8 @@ void SpanDecoder::decode(const Index& index, std::size_t i, SpanOutput& out) con
     }
     if (!to) return;
     const std::size_t k = std::min(to->window.size(), out.bytes.size());
-    if (std::memcmp(to->window.data() + to->window.size() - k, out.bytes.data() + out.bytes.size() - k, k) != 0)
+    if (k != 0 &&
+        std::memcmp(to->window.data() + to->window.size() - k, out.bytes.data() + out.bytes.size() - k, k) != 0)
         mismatch(i + 1, "its window is not the data before it");
 }
 

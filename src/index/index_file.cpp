@@ -52,6 +52,7 @@ class Writer {
 public:
     explicit Writer(bool big_endian) : big_(big_endian) {}
     void bytes(const void* p, std::size_t n) {
+        if (n == 0) return;
         const auto* b = static_cast<const std::uint8_t*>(p);
         out_.insert(out_.end(), b, b + n);
     }

@@ -38,6 +38,7 @@ public:
     /// pieces): only kept for the window.
     void add(std::span<const std::uint8_t> data) {
         in_ += data.size();
+        if (data.empty()) return;  // (memcpy from a null pointer, even of 0 bytes, is undefined)
         if (data.size() >= kWindowSize) data = data.last(kWindowSize);
         const std::size_t first = std::min(data.size(), kWindowSize - pos_);
         std::memcpy(ring_.data() + pos_, data.data(), first);
@@ -57,6 +58,7 @@ public:
 
 private:
     void copy_window(std::uint8_t* out) const {
+        if (held_ == 0) return;
         // The last held_ bytes before pos_, oldest first.
         const std::size_t start = (pos_ + kWindowSize - held_) % kWindowSize;
         const std::size_t first = std::min(held_, kWindowSize - start);
