@@ -15,11 +15,12 @@
 #include "core/clock.hpp"
 #include "graph/arena.hpp"
 #include "index/index_decoders.hpp"
+#include "io/release_behind.hpp"
 
 namespace flowdeflate::graph {
 
 Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, const Sink& sink, int threads,
-                      DecompressStats* stats) {
+                      DecompressStats* stats, bool release_input) {
     const std::uint64_t wall0 = core::now_ns();
     index::check_index_fits(index, in);
     std::atomic<std::uint64_t> decode_ns{0};
@@ -29,11 +30,20 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
     std::uint64_t out = 0;
     std::size_t next = 0;
     const std::size_t spans = index.points.size();
-    const auto write = [&](const index::SpanOutput& span) {
+    io::ReleaseBehind release(in, release_input);
+    // A member's bytes are written before its CRC-32 is checked, as every decoder here
+    // does: the same bytes come out before an error, whatever the decoder.
+    const auto write = [&](const index::SpanOutput& span, std::size_t i) {
         const std::uint64_t cpu0 = core::thread_cpu_ns();
-        members.add(span.pieces);
-        if (span.bytes.size() != 0) sink({span.bytes.data(), span.bytes.size()});
-        out += span.bytes.size();
+        std::size_t at = 0;
+        for (const index::MemberPiece& piece : span.pieces) {
+            if (piece.size != 0) sink({span.bytes.data() + at, std::size_t(piece.size)});
+            at += std::size_t(piece.size);
+            members.add(piece);
+        }
+        out += at;
+        // The spans after this one read from their own points on.
+        if (i + 1 < spans) release.upto(std::size_t(index.points[i + 1].compressed_bit / 8));
         write_ns += core::thread_cpu_ns() - cpu0;
     };
     const auto decode = [&](std::size_t i, index::SpanOutput& span) {
@@ -45,14 +55,14 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
         index::SpanOutput span;
         for (std::size_t i = 0; i < spans; ++i) {
             decode(i, span);
-            write(span);
+            write(span, i);
         }
     } else {
         // Span buffers are recycled (at most threads + 1 live): a fresh one per span made
         // its pages fault in each time.
         std::mutex mutex;
         std::vector<std::unique_ptr<index::SpanOutput>> spare;
-        using Span = std::shared_ptr<index::SpanOutput>;
+        using Span = std::pair<std::size_t, std::shared_ptr<index::SpanOutput>>;
         const auto take = [&] {
             std::unique_ptr<index::SpanOutput> s;
             {
@@ -63,7 +73,7 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
                 }
             }
             if (!s) s = std::make_unique<index::SpanOutput>();
-            return Span(s.release(), [&](index::SpanOutput* p) {
+            return std::shared_ptr<index::SpanOutput>(s.release(), [&](index::SpanOutput* p) {
                 std::lock_guard lock(mutex);
                 spare.emplace_back(p);
             });
@@ -82,12 +92,12 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
                                                     }) &
                     tbb::make_filter<std::size_t, Span>(tbb::filter_mode::parallel,
                                                         [&](std::size_t i) {
-                                                            Span span = take();
-                                                            decode(i, *span);
+                                                            Span span{i, take()};
+                                                            decode(i, *span.second);
                                                             return span;
                                                         }) &
                     tbb::make_filter<Span, void>(tbb::filter_mode::serial_in_order,
-                                                 [&](const Span& span) { write(*span); }));
+                                                 [&](const Span& span) { write(*span.second, span.first); }));
         });
     }
     if (index.uncompressed_size != 0 && out != index.uncompressed_size)

@@ -4,8 +4,6 @@
 #include "graph/arena.hpp"
 
 #include <isa-l/crc.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/flow_graph.h>
@@ -26,8 +24,10 @@
 #include "inflate/gzip_header.hpp"
 #include "inflate/isal_line.hpp"
 #include "io/large_array.hpp"
+#include "io/release_behind.hpp"
 #include "inflate/markers.hpp"
 #include "inflate/speculative_chunk.hpp"
+#include "inflate/window.hpp"
 
 namespace flowdeflate::graph {
 namespace {
@@ -55,29 +55,6 @@ constexpr std::uint64_t kCancelled = kUnknown - 2;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// The last 32 KiB of a member's output: the history a stretch's tokens are replayed
-// against, and ISA-L's dictionary when it restarts after a stretch.
-class Window {
-public:
-    void clear() { size_ = 0; }
-    void append(std::span<const u8> b) {
-        if (b.size() >= bytes_.size()) {
-            std::copy(b.end() - std::ptrdiff_t(bytes_.size()), b.end(), bytes_.begin());
-            size_ = bytes_.size();
-            return;
-        }
-        const std::size_t keep = std::min(size_, bytes_.size() - b.size());
-        std::copy(bytes_.begin() + std::ptrdiff_t(size_ - keep), bytes_.begin() + std::ptrdiff_t(size_), bytes_.begin());
-        std::copy(b.begin(), b.end(), bytes_.begin() + std::ptrdiff_t(keep));
-        size_ = keep + b.size();
-    }
-    [[nodiscard]] std::span<const u8> view() const { return {bytes_.data(), size_}; }
-
-private:
-    std::vector<u8> bytes_ = std::vector<u8>(inflate::kWindowSize);
-    std::size_t size_ = 0;
-};
 
 // One region given to a worker; written by the worker, read by the main line once done.
 // A worker claims it (kWaiting -> kRunning) when its task starts; the main line, arriving
@@ -110,6 +87,7 @@ public:
           workers_(std::max(1, o.threads - 1)),
           stats_(stats),
           regions_((input.size() + region_bytes_ - 1) / region_bytes_),
+          release_(input, o.release_input),
           arena_(workers_ + 1, 1) {  // a slot kept for the main line: try_put never waits for one
         stats_.regions = regions_;
         initialize_arena(arena_);  // under the lock that our TBB controls are made under
@@ -408,18 +386,10 @@ private:
     }
 
     // Gives back the input pages the main line has passed (less 64 KiB: a restart may
-    // read a few bytes before its position), and that no worker reads, 4 MiB at a time.
+    // read a few bytes before its position); no worker reads behind the line.
     void release_behind() {
-        if (!o_.release_input) return;
-        static const std::size_t page = std::size_t(::sysconf(_SC_PAGESIZE));
         const std::size_t pos = std::size_t(line_.bit_position() / 8);
-        const std::size_t upto = pos > (64u << 10) ? (pos - (64u << 10)) / page * page : 0;
-        if (upto < released_ + (std::size_t(4) << 20)) return;  // in batches: a call costs
-        const auto base = reinterpret_cast<std::uintptr_t>(in_.data());
-        const std::uintptr_t first = (base + released_ + page - 1) / page * page;
-        const std::uintptr_t last = (base + upto) / page * page;
-        if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
-        released_ = std::max(released_, upto);
+        release_.upto(pos > (64u << 10) ? pos - (64u << 10) : 0);
     }
 
     std::span<const u8> in_;
@@ -431,12 +401,12 @@ private:
     const std::size_t regions_;
 
     inflate::IsalLine line_;
-    Window window_;
+    inflate::Window window_;  // the member's last 32 KiB: a stretch's history, ISA-L's restart
     io::LargeArray<u8> replay_;  // a stretch's window and bytes, reused
     std::vector<SlotPtr> free_slots_;  // slots to reuse
     std::uint32_t crc_ = 0;
     std::uint64_t isize_ = 0, out_bytes_ = 0;
-    std::size_t released_ = 0;
+    io::ReleaseBehind release_;
     std::uint64_t members_ = 0;
     // Speeds, per bit of input: the main line's own decoding, the workers' stretches and
     // their replay here.

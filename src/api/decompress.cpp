@@ -101,7 +101,7 @@ Result decompress_indexed(int in_fd, const std::string& in_name, const Sink& sin
             r.in_bytes = all.size();
             r.out_bytes = graph::read_range(all, *options.import_index, options.range_offset, options.range_length, sink);
         } else if (options.import_index) {
-            r = graph::indexed_gunzip(all, *options.import_index, sink, threads, &stats);
+            r = graph::indexed_gunzip(all, *options.import_index, sink, threads, &stats, true);
         } else {
             stats.decoder = "recording";
             r = index::gunzip_recording(all, sink, *options.export_index, options.index_span);

@@ -12,6 +12,7 @@
 #include "inflate/deflate_decoder.hpp"
 #include "inflate/gzip_header.hpp"
 #include "inflate/isal_line.hpp"
+#include "inflate/window.hpp"
 
 namespace flowdeflate::index {
 namespace {
@@ -38,7 +39,7 @@ Result gunzip_recording(std::span<const u8> in, const Sink& sink, IndexSink& ind
     SeekRecorder recorder(index, span);
     inflate::DeflateDecoder decoder;
     inflate::PlainChunk chunk;
-    Bytes window;
+    inflate::Window window;
     u64 piece_bits = kMaxPieceBits / 8;
     u64 members = 0, out = 0;
     std::size_t pos = 0;
@@ -51,7 +52,7 @@ Result gunzip_recording(std::span<const u8> in, const Sink& sink, IndexSink& ind
         for (;;) {
             inflate::DecodeLimits limits;
             limits.stop_bit = bit + piece_bits;
-            decoder.decode_plain(in, bit, window, limits, chunk);
+            decoder.decode_plain(in, bit, window.view(), limits, chunk);
             if (!chunk.ok() || chunk.boundaries.empty()) inflate::throw_corrupt(Format::gzip, members);
             const std::span<const u8> bytes = chunk.bytes();
             for (std::size_t k = 0; k < chunk.boundaries.size(); ++k) {
@@ -63,11 +64,7 @@ Result gunzip_recording(std::span<const u8> in, const Sink& sink, IndexSink& ind
             crc = crc32(crc, bytes);
             size += bytes.size();
             if (!bytes.empty()) sink(bytes);
-            // The next call's window: the last 32 KiB of this one's history and output.
-            const std::size_t keep = std::min<std::size_t>(kWindowSize - std::min(kWindowSize, bytes.size()), window.size());
-            window.erase(window.begin(), window.end() - std::ptrdiff_t(keep));
-            const auto tail = bytes.last(std::min(kWindowSize, bytes.size()));
-            window.insert(window.end(), tail.begin(), tail.end());
+            window.append(bytes);  // the next call's window
             if (!bytes.empty())
                 piece_bits = std::clamp<u64>((chunk.end_bit - bit) * kRecordingOutput / bytes.size(), kMinPieceBits,
                                              kMaxPieceBits);
@@ -99,16 +96,14 @@ void check_index_fits(const Index& index, std::span<const u8> in) {
         if (index.points[i].compressed_bit >= 8 * u64(in.size())) mismatch(i, "it lies past the end of the file");
 }
 
-void MemberCheck::add(const std::vector<MemberPiece>& pieces) {
-    for (const MemberPiece& p : pieces) {
-        crc_ = crc32_combine(crc_, p.crc, p.size);
-        size_ += p.size;
-        if (!p.ends_member) continue;
-        if (crc_ != p.trailer_crc || u32(size_) != p.trailer_size) inflate::throw_corrupt(Format::gzip, members_);
-        crc_ = 0;
-        size_ = 0;
-        ++members_;
-    }
+void MemberCheck::add(const MemberPiece& p) {
+    crc_ = crc32_combine(crc_, p.crc, p.size);
+    size_ += p.size;
+    if (!p.ends_member) return;
+    if (crc_ != p.trailer_crc || u32(size_) != p.trailer_size) inflate::throw_corrupt(Format::gzip, members_);
+    crc_ = 0;
+    size_ = 0;
+    ++members_;
 }
 
 void SpanDecoder::decode(const Index& index, std::size_t i, SpanOutput& out) const {

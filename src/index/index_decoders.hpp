@@ -50,8 +50,9 @@ struct SpanOutput {
 /// Joins the pieces of consecutive spans and checks each member's trailer.
 class MemberCheck {
 public:
-    /// Throws Error when a member's CRC-32 or size disagrees with its trailer.
-    void add(const std::vector<MemberPiece>& pieces);
+    /// The next piece of output, in order.  Throws Error when it ends a member whose CRC-32
+    /// or size disagrees with its trailer.
+    void add(const MemberPiece& piece);
 
 private:
     std::uint32_t crc_ = 0;

@@ -249,6 +249,13 @@ private:
                 sequences_->ensure_room(2);
                 tok.seq = sequences_->end();
                 seq_fast_end = sequences_->capacity_end() - 1;
+                // Matches make output without room in out_: at most so many that a full-
+                // length one each passes max_output once, where the check below stops.
+                // (Data of 1000:1 would otherwise run a whole block past it.)
+                const std::size_t made = output_offset();
+                const std::size_t left = made < limits_.max_output ? limits_.max_output - made : 0;
+                if (left / core::kMaxMatchLen + 1 < std::size_t(seq_fast_end - tok.seq))
+                    seq_fast_end = tok.seq + left / core::kMaxMatchLen + 1;
             }
             // Each iteration starts with a full buffer and the entry for its first bits
             // already looked up (the lookup for the next iteration is issued before the

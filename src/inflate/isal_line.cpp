@@ -65,9 +65,11 @@ void IsalLine::run(std::size_t byte_limit, Emit emit, void* context) {
         const std::uint32_t avail_in = z.avail_in;
         const int r = isal_inflate(&z);
         const std::size_t produced = room - z.avail_out;
-        if (r < 0) throw Error("invalid compressed data");
         if (into) s_->into_used += produced;
+        // What was decoded before an error is handed over first: every decoder of the
+        // project writes the same bytes before it reports damage.
         if (produced) emit(context, {out, produced});
+        if (r < 0) throw Error("invalid compressed data");
         if (z.block_state == ISAL_BLOCK_FINISH) return;
         const std::size_t now = std::size_t(z.next_in - base) + z.avail_in;
         if (z.avail_out != 0 && z.avail_in == 0 && now >= limit) return;

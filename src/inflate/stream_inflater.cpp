@@ -110,13 +110,15 @@ std::size_t StreamInflater::body(std::span<const std::uint8_t> in, const Sink& s
         const std::uint32_t avail_in = z.avail_in;
         const int r = isal_inflate(&z);
         const std::size_t produced = s.out.size() - z.avail_out;
-        // An error, or a call that neither read nor wrote (which would loop for ever).
-        if (r < 0 || (produced == 0 && z.avail_in == avail_in && avail_in != 0 && z.block_state != ISAL_BLOCK_FINISH))
-            throw_corrupt(format_, members_);
+        // What was decoded before an error (a member's last bytes before its CRC-32 is
+        // found wrong) is written first, as the parallel decoders do.
         if (produced) {
             out_bytes_ += produced;
             sink({s.out.data(), produced});
         }
+        // An error, or a call that neither read nor wrote (which would loop for ever).
+        if (r < 0 || (produced == 0 && z.avail_in == avail_in && avail_in != 0 && z.block_state != ISAL_BLOCK_FINISH))
+            throw_corrupt(format_, members_);
         if (z.block_state == ISAL_BLOCK_FINISH) {
             // ISA-L may have read whole bytes past the end into its bit buffer (the zlib
             // trailer, raw DEFLATE): those are the input's next bytes, to be read again.

@@ -176,24 +176,61 @@ TEST_F(Cli, DamagedTrailerSizeDoesNotBlowUpMemory) {
 
 // Decompression streams: memory does not grow with a member's size.  Two members of
 // 160 MiB each (zeros: the .gz is small) decode in a few MiB; a decoder that holds a whole
-// member, as libdeflate's gzip does, needs more than 160 MiB.
+// member, as libdeflate's gzip does, needs more than 160 MiB.  And data of 1000:1 on every
+// decoder: a gibibyte of zeros at level 6 (a 1 MiB .gz, which the parallel decoder takes),
+// whose regions would each decode to half a gigabyte, at several thread counts and with
+// an index.
 TEST_F(Cli, DecompressMemoryDoesNotGrowWithTheMembers) {
 #if FLOWDEFLATE_SANITIZED
     GTEST_SKIP() << "sanitizer builds carry shadow memory and quarantine: peak RSS means nothing here";
 #endif
     const std::string member = reference_compress(std::string(160u << 20, '\0'), 1);
     write("zeros.gz", member + member);
+    write("gib.gz", reference_compress(std::string(std::size_t(1) << 30, '\0'), 6));
+    ASSERT_GE(read("gib.gz").size(), std::size_t(1) << 20) << "too small for the parallel decoder";
     const int null_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
     ASSERT_GE(null_fd, 0);
     RunOptions to_null;
     to_null.stdout_fd = null_fd;
     to_null.timeout_s = 120;
-    for (const std::vector<std::string>& args : {std::vector<std::string>{"-t", "zeros.gz"}, {"-dc", "zeros.gz"}}) {
+    ASSERT_STATUS(fd({"-d", "-c", "--export-index", "gib.gzi", "gib.gz"}, to_null), 0);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"-t", "zeros.gz"}, {"-dc", "zeros.gz"}, {"-dc", "-p2", "gib.gz"}, {"-dc", "-p3", "gib.gz"},
+          {"-dc", "-p8", "gib.gz"}, {"-dc", "-p3", "--import-index", "gib.gzi", "gib.gz"}}) {
         const Result r = fd(args, to_null);
         EXPECT_STATUS(r, 0) << " for " << join(args);
-        EXPECT_LT(r.max_rss_kib, 64L * 1024) << join(args) << " of two 160 MiB members peaked at " << r.max_rss_kib << " KiB";
+        EXPECT_LT(r.max_rss_kib, 64L * 1024) << join(args) << " peaked at " << r.max_rss_kib << " KiB";
     }
     ::close(null_fd);
+}
+
+// A member whose CRC-32 is wrong: every decoder writes the same bytes before it reports
+// the damage (all the member's bytes, as a streaming decoder does), whatever the thread
+// count, with or without an index.
+TEST_F(Cli, BytesWrittenBeforeACrcErrorAreTheSameOnEveryDecoder) {
+    const std::string first = text(3u << 20, 41), second = text(2u << 20, 42);
+    const std::string gz = reference_compress(first, 6) + reference_compress(second, 1);
+    ASSERT_GE(gz.size(), std::size_t(1) << 20) << "too small for the parallel decoder";
+    write("f.gz", gz);
+    ASSERT_STATUS(fd({"-d", "-c", "--export-index", "f.gzi", "f.gz"}), 0);
+    const std::size_t first_end = reference_compress(first, 6).size();
+    for (const std::size_t trailer : {first_end - 8, gz.size() - 8}) {
+        std::string bad = gz;
+        bad[trailer] = char(bad[trailer] ^ 1);
+        write("bad.gz", bad);
+        const std::string want = trailer == first_end - 8 ? first : first + second;
+        for (const std::vector<std::string>& args :
+             {std::vector<std::string>{"-p1"}, {"-p2"}, {"-p3"}, {"-p8"}, {"-p1", "--import-index", "f.gzi"},
+              {"-p3", "--import-index", "f.gzi"}}) {
+            std::vector<std::string> all{"-d", "-c"};
+            all.insert(all.end(), args.begin(), args.end());
+            all.push_back("bad.gz");
+            const Result r = fd(all);
+            EXPECT_STATUS(r, 1) << join(all);
+            EXPECT_TRUE(same_bytes(r.out, want)) << join(all) << ", the CRC-32 of member "
+                                                 << (trailer == first_end - 8 ? 1 : 2) << " damaged";
+        }
+    }
 }
 
 }  // namespace
