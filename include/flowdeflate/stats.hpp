@@ -96,9 +96,12 @@ struct DecompressStats {
     std::uint64_t worker_regions = 0;   ///< regions whose output a worker decoded (indexed: every span)
     std::uint64_t worker_bytes = 0;     ///< output decoded by workers
     std::uint64_t main_line_bytes = 0;  ///< output decoded by the thread that writes in order
-    /// CPU time of the thread that decodes what no worker did, checks and writes in order:
-    /// the serial part.
+    /// CPU time of the thread that works in order (the one-thread decoders: all of it;
+    /// parallel: joining the workers' stretches, checking and writing): the serial part.
     std::uint64_t main_line_ns = 0;
+    /// parallel: CPU time of that thread decoding regions no worker had (ISA-L), which it
+    /// does only while the workers are busy: parallel work, not in main_line_ns.
+    std::uint64_t main_line_decode_ns = 0;
     std::uint64_t workers_ns = 0;       ///< CPU time of the workers' decoding, all together
     std::uint64_t wall_ns = 0;
 };

@@ -29,7 +29,7 @@ namespace flowdeflate {
 namespace {
 
 // Below this a file decodes on one thread: with fewer than two regions (see
-// graph/parallel_inflate.cpp) no worker would get one.
+// src/inflate/parallel_line.cpp) no worker would get one.
 constexpr off_t kParallelMinBytes = off_t(1) << 20;
 // decompress_fd()'s threads when given 0.
 constexpr int kDefaultThreads = 8;
@@ -126,9 +126,9 @@ Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, co
         }
         return r;
     };
-    // 0: all cores, at most kDefaultThreads: past a few workers the main line (replay, CRC-32,
-    // writing) is the bound, and each worker's live region costs memory (docs/DESIGN.md,
-    // "Decompression").
+    // 0: all cores, at most kDefaultThreads: each worker's live region costs memory, and the
+    // regions shrink as workers are added, to a floor (docs/DESIGN.md, "Decompression");
+    // more must be asked for.
     // (Asked only for a file the parallel decoder would take: the first question starts
     // oneTBB, which probes for libraries and costs a small file ~1 ms.)
     int threads = options.threads;
@@ -159,7 +159,8 @@ Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, co
                 stats.worker_regions = ps.used;
                 stats.worker_bytes = ps.worker_output;
                 stats.main_line_bytes = r->out_bytes - ps.worker_output;
-                stats.main_line_ns = ps.main_line_ns;
+                stats.main_line_ns = ps.main_line_ns - std::min(ps.main_line_ns, ps.own_decode_ns);
+                stats.main_line_decode_ns = ps.own_decode_ns;
                 stats.workers_ns = ps.workers_ns;
                 return done(*r);
             }

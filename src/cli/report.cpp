@@ -179,10 +179,10 @@ void append_decompress_stats(const Options& o, const std::string& name, const Re
     head.replace(head.find("\"level\":0,"), 10, "\"decompress\":true,");
     append_line(o.stats_file,
                 head + fmt::format("\"decoder\":\"{}\",\"threads\":{},\"regions\":{},\"worker_regions\":{},"
-                                   "\"worker_bytes\":{},\"main_line_bytes\":{},\"main_line_ns\":{},\"workers_ns\":{},"
-                                   "\"wall_ns\":{}}}\n",
+                                   "\"worker_bytes\":{},\"main_line_bytes\":{},\"main_line_ns\":{},"
+                                   "\"main_line_decode_ns\":{},\"workers_ns\":{},\"wall_ns\":{}}}\n",
                                    s.decoder, s.threads, s.regions, s.worker_regions, s.worker_bytes, s.main_line_bytes,
-                                   s.main_line_ns, s.workers_ns, s.wall_ns));
+                                   s.main_line_ns, s.main_line_decode_ns, s.workers_ns, s.wall_ns));
 }
 
 void report(const Options& o, const std::string& name, const FileRun& run, const std::string& what) {

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "core/framing.hpp"
-#include "index/crc_combine.hpp"
+#include "inflate/crc_combine.hpp"
 #include "index/seek_recorder.hpp"
 #include "inflate/deflate_decoder.hpp"
 #include "inflate/gzip_header.hpp"
@@ -97,7 +97,7 @@ void check_index_fits(const Index& index, std::span<const u8> in) {
 }
 
 void MemberCheck::add(const MemberPiece& p) {
-    crc_ = crc32_combine(crc_, p.crc, p.size);
+    crc_ = inflate::crc32_combine(crc_, p.crc, p.size);
     size_ += p.size;
     if (!p.ends_member) return;
     if (crc_ != p.trailer_crc || u32(size_) != p.trailer_size) inflate::throw_corrupt(Format::gzip, members_);

@@ -15,6 +15,8 @@
 // times, never per symbol.
 #pragma once
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -69,6 +71,17 @@ public:
         return {data_.get() + history_size_, size_ - history_size_};
     }
     [[nodiscard]] std::size_t output_size() const noexcept { return size_ - history_size_; }
+
+    /// Gives back the pages past the contents that an earlier, longer use touched (whole
+    /// huge pages of a mapped array), so that a reused buffer holds what its last use
+    /// needed rather than the most any use did.
+    void release_unused_pages() noexcept {
+        if (!data_ || data_.page_size() != io::kHugePage) return;
+        const auto page = std::uintptr_t(io::kHugePage);
+        const auto from = (reinterpret_cast<std::uintptr_t>(data_.get() + size_ + kSlack) + page - 1) & ~(page - 1);
+        const auto to = (reinterpret_cast<std::uintptr_t>(data_.get() + capacity_ + kSlack) + page - 1) & ~(page - 1);
+        if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    }
 
 private:
     static constexpr std::size_t kMinCapacity = 64 * 1024;

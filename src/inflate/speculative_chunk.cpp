@@ -3,6 +3,8 @@
 
 #include "inflate/block_finder.hpp"
 
+#include <type_traits>
+
 namespace flowdeflate::inflate {
 namespace {
 
@@ -26,9 +28,10 @@ std::optional<std::uint64_t> past_stored_block(DeflateDecoder& decoder, BlockFin
 
 }  // namespace
 
+template <class Chunk>
 std::optional<std::uint64_t> speculate(DeflateDecoder& decoder, std::span<const std::uint8_t> input,
                                        std::uint64_t begin_bit, std::uint64_t end_bit, DecodeLimits limits,
-                                       TokenChunk& out) {
+                                       Chunk& out) {
     BlockFinder finder(input);
     limits.stop_bit = end_bit;
     // A region of compressed bytes decodes to a few times as much: one allocation, which a
@@ -40,7 +43,10 @@ std::optional<std::uint64_t> speculate(DeflateDecoder& decoder, std::span<const 
         if (!candidate) break;
         std::uint64_t start = *candidate;
         if (const std::optional<std::uint64_t> after = past_stored_block(decoder, finder, input, start)) start = *after;
-        decoder.decode_tokens(input, start, limits, out);
+        if constexpr (std::is_same_v<Chunk, TokenChunk>)
+            decoder.decode_tokens(input, start, limits, out);
+        else
+            decoder.decode_marked(input, start, limits, out);
         if (out.ok() && !out.boundaries.empty()) return start;
         // Asked to stop: the caller decodes the region itself; no point in another candidate.
         if (limits.stop_requested && limits.stop_requested->load(std::memory_order_relaxed)) break;
@@ -48,5 +54,10 @@ std::optional<std::uint64_t> speculate(DeflateDecoder& decoder, std::span<const 
     }
     return std::nullopt;
 }
+
+template std::optional<std::uint64_t> speculate(DeflateDecoder&, std::span<const std::uint8_t>, std::uint64_t,
+                                                std::uint64_t, DecodeLimits, TokenChunk&);
+template std::optional<std::uint64_t> speculate(DeflateDecoder&, std::span<const std::uint8_t>, std::uint64_t,
+                                                std::uint64_t, DecodeLimits, MarkedChunk&);
 
 }  // namespace flowdeflate::inflate

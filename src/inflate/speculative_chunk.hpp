@@ -4,7 +4,7 @@
 // The stream is cut into regions of a fixed number of compressed bytes.  The worker for a
 // region asks the BlockFinder for candidates in it, in order, and decodes from each into
 // LZ77 tokens (DeflateDecoder::decode_tokens: no window needed, back-references are kept as
-// they are) until one decodes without an error up to the first block boundary at or after
+// they are) or marked symbols (decode_marked) until one decodes without an error up to the first block boundary at or after
 // the region's end, or to the end of the final block.  A false candidate fails quickly on nearly all data; one that happens to
 // decode is still harmless, because the main line uses a chunk only after ISA-L, decoding
 // the true stream, has stopped between two blocks exactly at the chunk's start (see
@@ -30,8 +30,10 @@ namespace flowdeflate::inflate {
 /// region is done; a candidate that fails later is replaced by the next one that gets that
 /// far); stop_requested, when it turns true, ends the chunk at its next block boundary (a
 /// shorter chunk, still returned) or ends the search.  Its stop_bit is replaced by @p end_bit.
+/// @p out is a TokenChunk (tokens) or a MarkedChunk (marked symbols, then bytes).
+template <class Chunk>
 [[nodiscard]] std::optional<std::uint64_t> speculate(DeflateDecoder& decoder, std::span<const std::uint8_t> input,
                                                      std::uint64_t begin_bit, std::uint64_t end_bit,
-                                                     DecodeLimits limits, TokenChunk& out);
+                                                     DecodeLimits limits, Chunk& out);
 
 }  // namespace flowdeflate::inflate

@@ -44,6 +44,9 @@ std::optional<flowdeflate::Bytes> in_parallel(std::span<const std::uint8_t> in) 
     o.threads = 3;
     o.region_bytes = 256;
     o.wait_for_workers = true;
+    // Either form of the workers' stretches, as the input's size says.
+    o.form = in.size() % 2 ? flowdeflate::graph::ParallelInflateOptions::Form::markers
+                           : flowdeflate::graph::ParallelInflateOptions::Form::tokens;
     try {
         flowdeflate::graph::parallel_gunzip(in, flowdeflate::iterator_sink(std::back_inserter(out)), o);
     } catch (const flowdeflate::Error&) {

@@ -119,6 +119,8 @@ private:
     std::thread thread_;
 };
 
+using Form = graph::ParallelInflateOptions::Form;
+
 Bytes run(const Bytes& gz, const graph::ParallelInflateOptions& o, graph::ParallelInflateStats* stats = nullptr,
           const std::string& what = "") {
     const Deadline deadline(what.empty() ? std::to_string(gz.size()) + " bytes" : what);
@@ -132,33 +134,38 @@ Bytes run(const Bytes& gz, const graph::ParallelInflateOptions& o, graph::Parall
 TEST(ParallelInflate, EveryThreadCountAndRegionSizeGivesTheInput) {
     std::uint64_t stops = 0, failed = 0, takeovers = 0;
     for (const Sample& s : samples()) {
-        std::uint64_t used_waiting = 0;  // stretches used while the main line waited for workers
+        std::uint64_t used_waiting[2] = {};  // stretches used while the main line waited, per form
         std::string unused;              // the waiting runs that used none
         for (const int threads : {2, 3, 5})
             for (const std::size_t region : {std::size_t(4) << 10, std::size_t(64) << 10, std::size_t(1) << 20})
-                for (const bool wait : {true, false}) {
-                    graph::ParallelInflateOptions o;
-                    o.threads = threads;
-                    o.region_bytes = region;
-                    o.wait_for_workers = wait;
-                    graph::ParallelInflateStats stats;
-                    const std::string what = s.name + ", " + std::to_string(threads) + " threads, regions of " +
-                                             std::to_string(region) + (wait ? ", waiting for workers" : "");
-                    const Bytes out = run(s.gz, o, &stats, what);
-                    EXPECT_TRUE(out == s.original) << what;
-                    if (wait && stats.regions > 8) {
-                        used_waiting += stats.used;
-                        if (stats.used == 0) unused += "\n  " + what;
+                for (const bool wait : {true, false})
+                    for (const Form form : {Form::tokens, Form::markers}) {
+                        graph::ParallelInflateOptions o;
+                        o.threads = threads;
+                        o.region_bytes = region;
+                        o.wait_for_workers = wait;
+                        o.form = form;
+                        graph::ParallelInflateStats stats;
+                        const std::string what = s.name + ", " + std::to_string(threads) + " threads, regions of " +
+                                                 std::to_string(region) + (wait ? ", waiting for workers" : "") +
+                                                 (form == Form::markers ? ", marked stretches" : ", token stretches");
+                        const Bytes out = run(s.gz, o, &stats, what);
+                        EXPECT_TRUE(out == s.original) << what;
+                        EXPECT_EQ(stats.markers, form == Form::markers) << what;
+                        if (wait && stats.regions > 8) {
+                            used_waiting[form == Form::markers] += stats.used;
+                            if (stats.used == 0) unused += "\n  " + what;
+                        }
+                        stops += stats.used + stats.failed_stops;
+                        failed += stats.failed_stops;
+                        takeovers += stats.takeovers;  // not waiting: stretches ended early
                     }
-                    stops += stats.used + stats.failed_stops;
-                    failed += stats.failed_stops;
-                    takeovers += stats.takeovers;  // not waiting: stretches ended early
-                }
         // Waiting, workers' stretches are written.  (Not every run need use one: a stop
         // fails where a false block start decoded a whole small region, and one run under
         // ASan and a loaded machine once used none; all of them using none is a bug.)
         if (s.worker_stretches) {
-            EXPECT_GT(used_waiting, 0u) << s.name << ": no run used a worker's stretch";
+            EXPECT_GT(used_waiting[0], 0u) << s.name << ": no run used a worker's token stretch";
+            EXPECT_GT(used_waiting[1], 0u) << s.name << ": no run used a worker's marked stretch";
             if (!unused.empty()) std::printf("%s: runs that used no stretch:%s\n", s.name.c_str(), unused.c_str());
         }
     }
@@ -170,24 +177,30 @@ TEST(ParallelInflate, EveryThreadCountAndRegionSizeGivesTheInput) {
 // that damage inside a worker's region reaches a worker) is the one-thread decoder's, and
 // so are the bytes where both accept it.
 void expect_one_thread_verdict(const Bytes& gz, const std::string& what) {
-    graph::ParallelInflateOptions o;
-    o.region_bytes = 16 << 10;
-    o.wait_for_workers = true;
-    bool one_ok = true, par_ok = true;
-    Bytes one, par;
+    bool one_ok = true;
+    Bytes one;
     try {
         one = decompress(gz);
     } catch (const Error&) {
         one_ok = false;
     }
-    try {
-        par = run(gz, o, nullptr, what);
-    } catch (const Error&) {
-        par_ok = false;
-    }
-    EXPECT_EQ(one_ok, par_ok) << what;
-    if (one_ok && par_ok) {
-        EXPECT_TRUE(one == par) << what;
+    for (const Form form : {Form::tokens, Form::markers}) {
+        graph::ParallelInflateOptions o;
+        o.region_bytes = 16 << 10;
+        o.wait_for_workers = true;
+        o.form = form;
+        bool par_ok = true;
+        Bytes par;
+        try {
+            par = run(gz, o, nullptr, what);
+        } catch (const Error&) {
+            par_ok = false;
+        }
+        const std::string how = what + (form == Form::markers ? " (marked stretches)" : " (token stretches)");
+        EXPECT_EQ(one_ok, par_ok) << how;
+        if (one_ok && par_ok) {
+            EXPECT_TRUE(one == par) << how;
+        }
     }
 }
 
@@ -299,12 +312,14 @@ TEST(ParallelInflate, FilesMadeByPeerToolsGiveTheInput) {
                     o.threads = threads;
                     o.region_bytes = region;
                     o.wait_for_workers = wait;
+                    o.form = threads == 3 ? Form::markers : Form::tokens;
                     const std::string what = maker + ", " + std::to_string(threads) + " threads, regions of " +
-                                             std::to_string(region) + (wait ? ", waiting for workers" : "");
+                                             std::to_string(region) + (wait ? ", waiting for workers" : "") +
+                                             (threads == 3 ? ", marked stretches" : "");
                     EXPECT_TRUE(run(gz, o, nullptr, what) == input) << what;
                 }
     }
-    for (const int threads : {2, 4}) {
+    for (const int threads : {2, 4}) {  // (4: marked stretches, the form chosen from 4 threads on)
         graph::ParallelInflateOptions o;
         o.threads = threads;
         o.region_bytes = 64 << 10;

@@ -19,7 +19,7 @@
 #include "flowdeflate/compress.hpp"
 #include "flowdeflate/index.hpp"
 #include "graph/indexed_inflate.hpp"
-#include "index/crc_combine.hpp"
+#include "inflate/crc_combine.hpp"
 #include "index/index_decoders.hpp"
 #include "support/reference.hpp"
 #include "support/test_data.hpp"
@@ -312,7 +312,7 @@ TEST(Index, CrcCombineIsTheCrcOfTheJoinedPieces) {
         for (auto& b : v) b = std::uint8_t(rng());
         const std::size_t cut = v.empty() ? 0 : rng() % v.size();
         const auto crc = [](const std::uint8_t* p, std::size_t n) { return std::uint32_t(libdeflate_crc32(0, p, n)); };
-        EXPECT_EQ(index::crc32_combine(crc(v.data(), cut), crc(v.data() + cut, v.size() - cut), v.size() - cut),
+        EXPECT_EQ(inflate::crc32_combine(crc(v.data(), cut), crc(v.data() + cut, v.size() - cut), v.size() - cut),
                   crc(v.data(), v.size()));
     }
 }

@@ -10,7 +10,7 @@
 #include <array>
 #include <cstdint>
 
-namespace flowdeflate::index {
+namespace flowdeflate::inflate {
 
 namespace crc_detail {
 
@@ -51,4 +51,4 @@ constexpr std::uint32_t crc32_combine(std::uint32_t crc_a, std::uint32_t crc_b, 
     return crc_detail::multiply(crc_detail::x_to_8n(length_b), crc_a) ^ crc_b;
 }
 
-}  // namespace flowdeflate::index
+}  // namespace flowdeflate::inflate
