@@ -1,8 +1,9 @@
 """scripts/bench decompress - decompression (section <!-- BEGIN decompress --> of
 docs/PERFORMANCE.md): flowdeflate -d -p1/-pN against libdeflate-gzip -d, gzip -d, pigz -d,
 igzip -d (and rapidgzip where installed), on each corpus file as libdeflate-gzip -6 writes
-it; outputs checked, peak RSS; and flowdeflate's peak RSS on the 1.3 GB tar when the corpus
-has it.
+it; outputs checked, peak RSS; the in-order share of the CPU (-d --stats) and peak RSS at -pN
+and -p8; flowdeflate's peak RSS on a gibibyte of zeros, and on the 1.3 GB tar when the
+corpus has it.
 
   default    every corpus file but the 1.3 GB tarball; 5 runs
   --quick    packages.txt only, 3 runs
@@ -28,6 +29,23 @@ def add_arguments(p):
                        runs_help="measured runs per contender")
 
 
+def serial_share(gz, threads, tmp, runs=3):
+    """The median over @p runs of flowdeflate -d -p@p threads --stats's in-order share of the
+    decoding CPU."""
+    import json
+    stats = os.path.join(tmp, "stats.json")
+    shares = []
+    for _ in range(runs):
+        if os.path.exists(stats):
+            os.remove(stats)
+        C.sh(f"{C.FD} -d -p{threads} -c --stats {stats} {gz} > /dev/null")
+        with open(stats) as f:
+            d = json.loads(f.read().splitlines()[-1])
+        total = d["main_line_ns"] + d.get("main_line_decode_ns", 0) + d["workers_ns"]
+        shares.append(d["main_line_ns"] / total if total else 1.0)
+    return sorted(shares)[len(shares) // 2]
+
+
 def run(a):
     """Decompression rows (section <!-- BEGIN decompress -->): each bench file's .gz as
     libdeflate-gzip -6 writes it, and as pigz, gzip and igzip write it, decompressed to /dev/null by
@@ -42,7 +60,7 @@ def run(a):
                f"pigz -d -p {a.threads} -c", "igzip -d": "igzip -d -c"}
     if C.have("rapidgzip"):
         gunzips[f"rapidgzip -P{a.threads}"] = f"rapidgzip -d -P {a.threads} -c"
-    rows, problems = [], []
+    rows, problems, shares = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i, name in enumerate(files):
             src = C.corpus_path(name)
@@ -75,6 +93,20 @@ def run(a):
                 rows.append(dict(file=name, size=size, gz=os.path.getsize(gz), contender=k, median_s=r["median"],
                                  min_s=r["min"], max_s=r["max"], mb_s=size / 1e6 / r["median"], rss_mib=rss[k]))
             C.say(f"-d {name}: " + ", ".join(f"{k} {res[k]['median']:.3f}s" for k in timed))
+            # The in-order (serial) share from -d --stats, and memory, at -pN and -p8.
+            for t in sorted({a.threads, 8}):
+                shares.append(dict(file=name, threads=t, share=serial_share(gz, t, tmp),
+                                   rss_mib=C.peak_rss_mib(f"{C.FD} -d -p{t} -c {gz}", os.path.join(tmp, "out"))))
+        # Memory on data of 1000:1: a gibibyte of zeros (libdeflate-gzip -6: a 1 MiB .gz).
+        zeros = os.path.join(tmp, "zeros.gz")
+        C.sh(f"head -c 1G /dev/zero | {C.REF} -6 -c > {zeros}")
+        zero_rows = []
+        for t in sorted({2, a.threads, 8}):
+            rss = C.peak_rss_mib(f"{C.FD} -d -p{t} -c {zeros}", os.path.join(tmp, "out"))
+            same = C.sh(f"head -c 1G /dev/zero | cmp -s - {os.path.join(tmp, 'out')}").returncode == 0
+            if not same:
+                problems.append(f"zeros: flowdeflate -d -p{t} differs")
+            zero_rows.append((f"flowdeflate -d -p{t}", rss, same))
         # Memory that does not grow with the file: the 1.3 GB Linux tar (when the corpus has
         # it: scripts/corpus without --small), one run each, output compared.
         big = C.corpus_path("linux-source.tar")
@@ -118,6 +150,19 @@ def run(a):
         cells.append(f"{max(r['rss_mib'] for r in rows if r['contender'] == contender):.1f} MiB")
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
+    lines += ["In-order (serial) share of the decoding CPU, from `flowdeflate -d --stats` (`main_line_ns` over "
+              "`main_line_ns` + `main_line_decode_ns` + `workers_ns`; median of 3 runs; the cap on speed-up is its "
+              "inverse), and peak RSS; threads past this machine's cores measure the share and memory, not speed:", "",
+              "| file | " + " | ".join(f"-p{t} serial share | -p{t} peak RSS" for t in sorted({a.threads, 8})) + " |",
+              "|---|" + "---:|---:|" * len({a.threads, 8})]
+    for name in files:
+        cells = [name]
+        for t in sorted({a.threads, 8}):
+            r = next(r for r in shares if r["file"] == name and r["threads"] == t)
+            cells += [f"{100 * r['share']:.1f}%", f"{r['rss_mib']:.1f} MiB"]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "A gibibyte of zeros (libdeflate-gzip -6, a 1 MiB .gz: 1000:1): peak RSS " +
+              ", ".join(f"{t} {rss:.1f} MiB{'' if same else ' (DIFFERS)'}" for t, rss, same in zero_rows) + ".", ""]
     if big_rows:
         lines += ["**linux-source.tar** (1.3 GB; memory only, one run each, output compared; more threads than "
                   "this machine's cores measure memory, not speed):", "",
