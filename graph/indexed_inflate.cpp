@@ -7,8 +7,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -58,46 +56,31 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
             write(span, i);
         }
     } else {
-        // Span buffers are recycled (at most threads + 1 live): a fresh one per span made
-        // its pages fault in each time.
-        std::mutex mutex;
-        std::vector<std::unique_ptr<index::SpanOutput>> spare;
-        using Span = std::pair<std::size_t, std::shared_ptr<index::SpanOutput>>;
-        const auto take = [&] {
-            std::unique_ptr<index::SpanOutput> s;
-            {
-                std::lock_guard lock(mutex);
-                if (!spare.empty()) {
-                    s = std::move(spare.back());
-                    spare.pop_back();
-                }
-            }
-            if (!s) s = std::make_unique<index::SpanOutput>();
-            return std::shared_ptr<index::SpanOutput>(s.release(), [&](index::SpanOutput* p) {
-                std::lock_guard lock(mutex);
-                spare.emplace_back(p);
-            });
-        };
+        // Span buffers are recycled: at most `live` spans are in the pipeline and they leave
+        // it in order, so span i + live starts only after span i is written and buffer
+        // i % live is free.  (A fresh buffer per span made its pages fault in each time;
+        // only indexes pass between the filters, so a pipeline an error stops owns nothing.)
+        const std::size_t live = std::size_t(threads) + 1;
+        std::vector<index::SpanOutput> buffers(live);
         // TBB caps its workers at the number of cores unless told otherwise.
         std::optional<AllowParallelism> allow_more;
         if (threads > tbb::info::default_concurrency()) allow_more.emplace(std::size_t(threads));
         tbb::task_arena arena(threads);
         arena.execute([&] {
             tbb::parallel_pipeline(
-                std::size_t(threads) + 1,
+                live,
                 tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order,
                                                     [&](tbb::flow_control& fc) -> std::size_t {
                                                         if (next == spans) fc.stop();
                                                         return next < spans ? next++ : 0;
                                                     }) &
-                    tbb::make_filter<std::size_t, Span>(tbb::filter_mode::parallel,
-                                                        [&](std::size_t i) {
-                                                            Span span{i, take()};
-                                                            decode(i, *span.second);
-                                                            return span;
-                                                        }) &
-                    tbb::make_filter<Span, void>(tbb::filter_mode::serial_in_order,
-                                                 [&](const Span& span) { write(*span.second, span.first); }));
+                    tbb::make_filter<std::size_t, std::size_t>(tbb::filter_mode::parallel,
+                                                               [&](std::size_t i) {
+                                                                   decode(i, buffers[i % live]);
+                                                                   return i;
+                                                               }) &
+                    tbb::make_filter<std::size_t, void>(tbb::filter_mode::serial_in_order,
+                                                        [&](std::size_t i) { write(buffers[i % live], i); }));
         });
     }
     if (index.uncompressed_size != 0 && out != index.uncompressed_size)
