@@ -8,7 +8,7 @@ from . import common as C
 
 # In the order `scripts/bench --help` lists them.
 MODULES = ("summary", "peers", "core", "programs", "threads", "stream", "scaling", "sweep", "micro",
-           "decompress", "near_optimal", "small_files", "ab", "serial_ab", "window_pages", "all")
+           "decompress", "near_optimal", "small_files", "many_core", "ab", "serial_ab", "window_pages", "all")
 
 USAGE = """scripts/bench SUBCOMMAND [options]      (scripts/bench SUBCOMMAND --help for each)
 

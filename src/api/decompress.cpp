@@ -14,6 +14,7 @@
 
 #include "flowdeflate/compress.hpp"
 #include "core/clock.hpp"
+#include "core/framing.hpp"
 #include "graph/indexed_inflate.hpp"
 #include "graph/parallel_inflate.hpp"
 #include "graph/threads.hpp"
@@ -40,6 +41,14 @@ void feed_fd(inflate::StreamInflater& inflater, int fd, const std::string& name,
     if (!io::read_pieces(fd, buf.span(), [&](std::span<const std::uint8_t> piece) { inflater.feed(piece, sink); }))
         throw Error(io::read_error_text(name));
     inflater.finish(sink);
+}
+
+// The file's last trailer says its data is about its size (inflate::looks_stored): the
+// one-thread decoder takes it.
+bool stored_data(int fd, off_t size, off_t at) {
+    std::uint8_t isize[4];
+    if (size - at < 4 || ::pread(fd, isize, 4, size - 4) != 4) return false;
+    return inflate::looks_stored(std::uint64_t(size - at), core::get_le32(isize));
 }
 
 // Maps the regular file @p fd of @p size bytes and calls @p f with its bytes from @p at;
@@ -144,7 +153,7 @@ Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, co
     const off_t at = ::fstat(in_fd, &st) == 0 && S_ISREG(st.st_mode) ? ::lseek(in_fd, 0, SEEK_CUR) : -1;
     const bool known = at >= 0 && st.st_size >= at;  // a regular file, st_size - at bytes left
     if (threads != 1 && options.format == Format::gzip && known) {
-        if (st.st_size - at >= kParallelMinBytes && parallel()) {
+        if (st.st_size - at >= kParallelMinBytes && !stored_data(in_fd, st.st_size, at) && parallel()) {
             std::optional<Result> r;
             graph::ParallelInflateStats ps;
             if (with_mapping(in_fd, st.st_size, at, [&](std::span<const std::uint8_t> all) {

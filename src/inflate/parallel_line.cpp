@@ -119,7 +119,7 @@ struct Pending {
 double initial_ratio(std::span<const u8> input) {
     if (input.size() < 64) return 4;
     const double ratio = double(core::get_le32(input.data() + input.size() - 4)) / double(input.size());
-    return ratio >= 1 && ratio <= 1032 ? ratio : 4;
+    return ratio >= 0.5 && ratio <= 1032 ? ratio : 4;  // (stored blocks: a little under 1)
 }
 
 // Marked stretches take two bytes a symbol and live until written: all the live ones (one
@@ -546,9 +546,13 @@ private:
     // buffers are sized for (growing them later means copying into memory touched for the
     // first time).
     std::size_t expected_region_output() const {
+        return std::size_t(std::min(double(region_bytes_) * ratio() * 1.25, double(std::size_t(1) << 40)));
+    }
+
+    // Output over input: as decoded so far, or at the start as the trailer says.
+    double ratio() const {
         const std::uint64_t in = line_.bit_position() / 8;
-        const double ratio = in > (std::uint64_t(64) << 10) ? double(out_bytes_) / double(in) : ratio_;
-        return std::size_t(std::min(double(region_bytes_) * ratio * 1.25, double(std::size_t(1) << 40)));
+        return in > (std::uint64_t(64) << 10) ? double(out_bytes_) / double(in) : ratio_;
     }
 
     // Drops the regions behind the line and starts workers on regions ahead of it.

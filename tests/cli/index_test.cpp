@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/cli_support.hpp"
+#include "support/test_data.hpp"
 
 namespace flowdeflate::testing::cli {
 namespace {
@@ -184,6 +185,14 @@ TEST_F(CliIndex, DecompressionStatsSayWhoDecodedWhat) {
     EXPECT_NE(i.find("\"worker_bytes\":" + std::to_string(data_.size())), std::string::npos) << i;
     EXPECT_NE(one.find("\"decoder\":\"stream\""), std::string::npos) << one;
     EXPECT_NE(one.find("\"workers_ns\":0,"), std::string::npos) << one;
+    // Data stored as it is (incompressible: stored blocks) goes to one thread whatever -p
+    // says: workers would only copy it again.
+    const std::string noise = to_string(flowdeflate::testing::random_bytes(3u << 20, 7));
+    write("noise.gz", reference_compress(noise, 6));
+    const Result n = fd({"-d", "-c", "-p2", "--stats", "n.json", "noise.gz"});
+    ASSERT_STATUS(n, 0);
+    EXPECT_TRUE(same_bytes(n.out, noise));
+    EXPECT_NE(read("n.json").find("\"decoder\":\"stream\""), std::string::npos) << read("n.json");
 }
 
 }  // namespace

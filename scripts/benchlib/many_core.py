@@ -1,0 +1,151 @@
+"""scripts/bench many-core (also scripts/many-core) - scaling on a machine of many cores, in one
+prepared run: flowdeflate -pN against libdeflate-gzip and pigz -p N at levels 1, 6 and 9, and
+flowdeflate -d -pN against igzip -d and pigz -d -p N, on the bench files, with the in-order
+(serial) share of each parallel run from --stats.  Writes one table (build/bench/many-core.md,
+and standard output); exits 1 when any output differs (compressed bytes from libdeflate-gzip's,
+decompressed bytes from the input) or a program fails.
+
+  default    -p1,2,4,8,12,16; the bench files cut to their first 64 MiB; 3 runs
+Sized for a 16-core machine: under 8 minutes.  On fewer cores, --threads 1,2 checks that it
+works (threads past the cores measure nothing but overhead).
+
+Method: the identity pass runs every command once (and warms the page cache), then hyperfine
+times each file and level's commands together, fresh processes, no further warm-up, --runs
+runs, median; MB/s of input (compression) or output (decompression).  Serial share: for
+compression resolve + assemble CPU over all node CPU; for decompression main_line_ns over
+main_line_ns + main_line_decode_ns + workers_ns; one run each.
+"""
+import json
+import os
+import shlex
+import tempfile
+
+from . import common as C
+
+NAME = "many-core"
+HELP = "scaling on many cores: -p1..16 against libdeflate-gzip, pigz, igzip; one table (not in the report)"
+PREPARE = True
+
+
+def add_arguments(p):
+    C.corpus_arguments(p, 3, files="the bench files: " + C.BENCH_FILES, runs_help="measured runs per command",
+                       files_default=C.BENCH_FILES)
+    p.add_argument("--threads", default="1,2,4,8,12,16", help='thread counts, comma-separated (default "1,2,4,8,12,16")')
+    p.add_argument("--bytes", default="64M", help="each file's first BYTES (K/M/G suffixes; 0: whole; default 64M)")
+    p.add_argument("--out", default=os.path.join(C.OUT, "many-core.md"), help="the table's file "
+                   "(default build/bench/many-core.md)")
+
+
+def size_of(text):
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    return int(text[:-1]) * units[text[-1].upper()] if text[-1:].upper() in units else int(text)
+
+
+def decompress_share(gz, threads, tmp):
+    """flowdeflate -d -pN's in-order share of the decoding CPU (one run)."""
+    stats = os.path.join(tmp, "dstats.jsonl")
+    if os.path.exists(stats):
+        os.remove(stats)
+    C.sh(f"{C.FD} -d -p{threads} -c --stats {stats} {gz} > /dev/null")
+    try:
+        with open(stats) as f:
+            d = json.loads(f.read().splitlines()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
+    total = d["main_line_ns"] + d.get("main_line_decode_ns", 0) + d["workers_ns"]
+    return d["main_line_ns"] / total if total and d.get("decoder") == "parallel" else None
+
+
+def run(a):
+    """Compression and decompression scaling, checked and timed; see the module's text."""
+    C.require("hyperfine", "pigz", "igzip", "cmp", C.FD, C.REF)
+    files = C.files_option(a.files, [])
+    levels = [int(x) for x in a.levels.split()]
+    threads = [int(t) for t in a.threads.split(",") if t]
+    limit = size_of(a.bytes)
+    problems, comp, decomp = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, name in enumerate(files):
+            src = os.path.join(tmp, name)
+            C.sh(f"head -c {limit} {shlex.quote(C.corpus_path(name))} > {src}" if limit
+                 else f"cp {shlex.quote(C.corpus_path(name))} {src}")
+            size = os.path.getsize(src)
+            for level in levels:
+                want = os.path.join(tmp, "want.gz")
+                if C.sh(f"{C.REF} -{level} -c {src} > {want}").returncode:
+                    problems.append(f"{name} -{level}: libdeflate-gzip failed")
+                    continue
+                cmds = {"libdeflate-gzip": f"{C.REF} -{level} -c {src}"}
+                for t in threads:
+                    cmds[f"flowdeflate -p{t}"] = f"{C.FD} -{level} -p{t} -c {src}"
+                    cmds[f"pigz -p{t}"] = f"pigz -{level} -p {t} -c {src}"
+                # The identity pass (which warms the cache): ours byte for byte, pigz's round trip.
+                for k, cmd in cmds.items():
+                    got = os.path.join(tmp, "got.gz")
+                    if C.sh(f"{cmd} > {got}").returncode:
+                        problems.append(f"{name} -{level}: {k} failed")
+                    elif k.startswith("flowdeflate") and C.sh(f"cmp -s {got} {want}").returncode:
+                        problems.append(f"{name} -{level}: {k} differs from libdeflate-gzip")
+                    elif k.startswith("pigz") and C.sh(f"gzip -dc {got} | cmp -s - {src}").returncode:
+                        problems.append(f"{name} -{level}: {k} does not round-trip")
+                res = C.hyperfine(cmds, a.runs, tmp, reverse=(i + level) % 2 == 1, warmup=0)
+                for k in cmds:
+                    share = None
+                    if k.startswith("flowdeflate") and k != "flowdeflate -p1":
+                        st = C.stats_of(f"{C.FD} -{level} {k.split()[1]} -c {src}", tmp)
+                        share = C.serial_share(st) if "resolve_ns" in st else None
+                    comp.append(dict(file=name, level=level, who=k, s=res[k]["median"], mb_s=size / 1e6 / res[k]["median"],
+                                     share=share))
+                C.say(f"{name} -{level}: " + ", ".join(f"{k} {res[k]['median']:.3f}s" for k in cmds))
+            # Decompression of libdeflate-gzip -6's file.
+            gz = os.path.join(tmp, "six.gz")
+            C.sh(f"{C.REF} -6 -c {src} > {gz}")
+            cmds = {"igzip -d": f"igzip -d -c {gz}"}
+            for t in threads:
+                cmds[f"flowdeflate -d -p{t}"] = f"{C.FD} -d -p{t} -c {gz}"
+                cmds[f"pigz -d -p{t}"] = f"pigz -d -p {t} -c {gz}"
+            for k, cmd in cmds.items():
+                if C.sh(f"{cmd} | cmp -s - {src}").returncode:
+                    problems.append(f"{name}: {k} does not give the input")
+            res = C.hyperfine(cmds, a.runs, tmp, reverse=i % 2 == 1, warmup=0)
+            for k in cmds:
+                t = int(k.split("-p")[1]) if "-p" in k else 1
+                share = decompress_share(gz, t, tmp) if k.startswith("flowdeflate") and t > 1 else None
+                decomp.append(dict(file=name, who=k, s=res[k]["median"], mb_s=size / 1e6 / res[k]["median"], share=share))
+            C.say(f"{name} -d: " + ", ".join(f"{k} {res[k]['median']:.3f}s" for k in cmds))
+    lines = [f"Generated by `{a.command}` on {C.now()} (flowdeflate {C.commit()}, {C.cpu_model()}, {C.cores()} CPUs).",
+             "", f"Each file's first {a.bytes} ({'whole' if not limit else 'cut'}); hyperfine, {C.runs(a.runs)}, "
+             "medians, after an identity pass; MB/s of input (compression) or output (decompression); in brackets "
+             "the serial share from --stats (its inverse caps the speed-up).", ""]
+    for name in files:
+        lines += [f"**{name}**", "", "| level | libdeflate-gzip | " +
+                  " | ".join(f"flowdeflate -p{t} | pigz -p{t}" for t in threads) + " |",
+                  "|---|---:|" + "---:|---:|" * len(threads)]
+        for level in levels:
+            row = {r["who"]: r for r in comp if r["file"] == name and r["level"] == level}
+            if not row:
+                continue
+            cells = [f"-{level}", f"{row['libdeflate-gzip']['mb_s']:.0f}"]
+            for t in threads:
+                f, p = row[f"flowdeflate -p{t}"], row[f"pigz -p{t}"]
+                cells += [f"{f['mb_s']:.0f}" + (f" ({100 * f['share']:.1f}%)" if f["share"] is not None else ""),
+                          f"{p['mb_s']:.0f}"]
+            lines.append("| " + " | ".join(cells) + " |")
+        row = {r["who"]: r for r in decomp if r["file"] == name}
+        if row:
+            cells = ["-d", f"igzip {row['igzip -d']['mb_s']:.0f}"]
+            for t in threads:
+                f, p = row[f"flowdeflate -d -p{t}"], row[f"pigz -d -p{t}"]
+                cells += [f"{f['mb_s']:.0f}" + (f" ({100 * f['share']:.1f}%)" if f["share"] is not None else ""),
+                          f"{p['mb_s']:.0f}"]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    if problems:
+        lines += ["**Problems:** " + "; ".join(problems), ""]
+    text = "\n".join(lines)
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    with open(a.out, "w") as f:
+        f.write(text + "\n")
+    print(text)
+    C.say(f"wrote {a.out}")
+    return 1 if problems else 0
