@@ -16,8 +16,9 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FD = os.path.join(ROOT, "build", "flowdeflate")
-REF = os.path.join(ROOT, "build", "reference", "libdeflate-gzip")
+# The programs measured; a many-core bundle (scripts/many-core --bundle) points elsewhere.
+FD = os.environ.get("FLOWDEFLATE_BIN", os.path.join(ROOT, "build", "flowdeflate"))
+REF = os.environ.get("FLOWDEFLATE_REFERENCE", os.path.join(ROOT, "build", "reference", "libdeflate-gzip"))
 DOC = os.path.join(ROOT, "docs", "PERFORMANCE.md")
 README = os.path.join(ROOT, "README.md")
 IMG = os.path.join(ROOT, "docs", "img")

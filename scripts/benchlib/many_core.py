@@ -6,6 +6,8 @@ and standard output); exits 1 when any output differs (compressed bytes from lib
 decompressed bytes from the input) or a program fails.
 
   default    -p1,2,4,8,12,16; the bench files cut to their first 64 MiB; 3 runs
+  --bundle DIR   the programs, their libraries and the cut files in DIR, to carry to a
+                 machine without the build (the lent 16-core one): DIR/run runs this there
 Sized for a 16-core machine: under 8 minutes.  On fewer cores, --threads 1,2 checks that it
 works (threads past the cores measure nothing but overhead).
 
@@ -34,6 +36,64 @@ def add_arguments(p):
     p.add_argument("--bytes", default="64M", help="each file's first BYTES (K/M/G suffixes; 0: whole; default 64M)")
     p.add_argument("--out", default=os.path.join(C.OUT, "many-core.md"), help="the table's file "
                    "(default build/bench/many-core.md)")
+    p.add_argument("--bundle", metavar="DIR", help="measure nothing: put into DIR what a bare x86-64 machine "
+                   "needs to run this (the programs and the libraries they need beyond glibc and libstdc++, the "
+                   "files' first BYTES, and DIR/run, which runs this subcommand from them); carry DIR there")
+
+
+# Libraries a bare machine has anyway (glibc's, the compiler's runtime, zlib): not bundled.
+BASE_LIBS = ("linux-vdso", "ld-linux", "libc.so", "libm.so", "libgcc_s", "libstdc++", "libpthread", "libdl",
+             "librt", "libz.so")
+
+
+def bundle(a, files, limit):
+    """Writes the self-contained run of this subcommand to a.bundle (see --bundle)."""
+    import shutil
+    import stat
+    d = os.path.abspath(a.bundle)
+    shutil.rmtree(d, ignore_errors=True)
+    for sub in ("bin", "lib", "reflib", "corpus"):
+        os.makedirs(os.path.join(d, sub))
+    ref_bin, ref_libdir = C.reference_direct()
+    programs = {"flowdeflate": C.FD, "libdeflate-gzip.bin": ref_bin}
+    for tool in ("hyperfine", "pigz", "igzip"):
+        programs[tool] = shutil.which(tool)
+    for name, path in programs.items():
+        shutil.copy2(path, os.path.join(d, "bin", name))
+        # (The reference's libraries as its wrapper resolves them: its own libdeflate first.)
+        ldd = ["env", f"LD_LIBRARY_PATH={ref_libdir}", "ldd", path] if name == "libdeflate-gzip.bin" and ref_libdir \
+            else ["ldd", path]
+        for line in C.out_of(ldd).splitlines():
+            parts = line.split("=>")
+            if len(parts) != 2 or any(b in parts[0] for b in BASE_LIBS):
+                continue
+            lib = parts[1].split("(")[0].strip()
+            if not lib:
+                continue
+            # The reference's own libdeflate (a newer one than the system's) goes apart.
+            into = "reflib" if name == "libdeflate-gzip.bin" and ref_libdir and lib.startswith(ref_libdir) else "lib"
+            shutil.copy2(os.path.realpath(lib), os.path.join(d, into, os.path.basename(lib)))
+    wrapper = os.path.join(d, "bin", "libdeflate-gzip")
+    with open(wrapper, "w") as f:
+        f.write('#!/bin/sh\nhere=$(cd "$(dirname "$0")/.." && pwd)\n'
+                'LD_LIBRARY_PATH="$here/reflib" exec "$here/bin/libdeflate-gzip.bin" "$@"\n')
+    for name in files:
+        C.sh(f"head -c {limit} {shlex.quote(C.corpus_path(name))} > {shlex.quote(os.path.join(d, 'corpus', name))}"
+             if limit else f"cp {shlex.quote(C.corpus_path(name))} {shlex.quote(os.path.join(d, 'corpus', name))}")
+    run_script = os.path.join(d, "run")
+    rel = os.path.relpath(os.path.join(C.ROOT, "scripts", "bench"), d)
+    with open(run_script, "w") as f:
+        f.write("#!/bin/sh\n# The many-core check from this bundle: run/--help for the options; its table goes to --out.\n"
+                'here=$(cd "$(dirname "$0")" && pwd)\n'
+                'export PATH="$here/bin:$PATH" LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"\n'
+                'export FLOWDEFLATE_BIN="$here/bin/flowdeflate" FLOWDEFLATE_REFERENCE="$here/bin/libdeflate-gzip"\n'
+                f'exec python3 "$here/{rel}" many-core --no-prepare --corpus "$here/corpus" --bytes 0 '
+                f'--files {",".join(files)} "$@"\n')
+    for path in (run_script, wrapper):
+        os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    size = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(d) for f in fs)
+    C.say(f"bundle in {d}: {size / 2**20:.1f} MiB; there: {os.path.relpath(run_script, C.ROOT)} [--threads ...] [--out FILE]")
+    return 0
 
 
 def size_of(text):
@@ -63,6 +123,8 @@ def run(a):
     levels = [int(x) for x in a.levels.split()]
     threads = [int(t) for t in a.threads.split(",") if t]
     limit = size_of(a.bytes)
+    if a.bundle:
+        return bundle(a, files, limit)
     problems, comp, decomp = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i, name in enumerate(files):
