@@ -158,8 +158,9 @@ public:
         for (;;) {
             const std::uint64_t header_bit = reader_.bit_position();
             if (header_bit >= limits_.stop_bit ||
-                (limits_.stop_requested && !progress_.boundaries.empty() &&
-                 limits_.stop_requested->load(std::memory_order_relaxed))) {
+                (!progress_.boundaries.empty() &&
+                 ((limits_.stop_requested && limits_.stop_requested->load(std::memory_order_relaxed)) ||
+                  output_offset() >= limits_.stop_after_output))) {
                 progress_.end_bit = header_bit;
                 return Outcome::stopped;
             }

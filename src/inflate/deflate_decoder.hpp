@@ -75,6 +75,11 @@ struct DecodeLimits {
     /// that has caught up with a speculative chunk takes what is decoded and decodes the
     /// rest itself.
     const std::atomic<bool>* stop_requested = nullptr;
+    /// Stop at the first block boundary, after the first block, at which the output holds
+    /// this many symbols or more (as at stop_bit: the chunk ends there, complete and
+    /// usable): a worker's region of very compressible data becomes a shorter stretch
+    /// instead of a failure at max_output.
+    std::size_t stop_after_output = std::numeric_limits<std::size_t>::max();
 };
 
 /// What both modes report.

@@ -4,10 +4,9 @@
 #include <isa-l/crc.h>
 
 #include <algorithm>
-#include <cstring>
-#include <cstdlib>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
@@ -31,9 +30,13 @@ namespace {
 
 using u8 = std::uint8_t;
 
-// A worker gives up on a region past this many output bytes (very compressible data: the
-// main line decodes it at ISA-L's speed anyway); it bounds a region's memory.
+// A token stretch ends at the first block boundary past this many output bytes (the line
+// decodes the rest of the region), and a worker gives up past a quarter more (a block of very
+// compressible data longer than that): what bounds a region's memory.
 constexpr std::size_t kMaxRegionOutput = std::size_t(8) << 20;
+// Regions whose expected output is this many times a stretch's are the main line's alone
+// (runs of 1000:1): a worker would do a sliver of each.
+constexpr std::size_t kSkipFactor = 16;
 // The line's own output held back behind stretches being completed, at most.
 constexpr std::size_t kMaxHeld = std::size_t(4) << 20;
 // Regions the main line decodes itself between two of the workers' at most (see gap()).
@@ -123,9 +126,9 @@ double initial_ratio(std::span<const u8> input) {
 }
 
 // Marked stretches take two bytes a symbol and live until written: all the live ones (one
-// per worker and one more) together stay within kMarkedBudget.  Each may decode to
-// marked_cap() symbols (a region that needs more is the main line's: ISA-L decodes such
-// compressible data fast), and regions are cut so that one holds half of that on average.
+// per worker and one more) together stay within kMarkedBudget.  Each ends at the first
+// block boundary past marked_cap() symbols (the line decodes the rest of its region), and
+// regions are cut so that one holds half of that on average.
 constexpr std::size_t kMarkedBudget = std::size_t(16) << 20;
 constexpr std::size_t kMinMarkedCap = std::size_t(1) << 20;
 constexpr std::size_t kMinRegion = std::size_t(128) << 10;
@@ -156,7 +159,7 @@ public:
                     o.threads >= ParallelLineOptions::kMarkersFromThreads)),
           ratio_(initial_ratio(input)),
           region_bytes_(region_size(o, workers_, markers_, ratio_)),
-          max_output_(markers_ ? marked_cap(workers_) : kMaxRegionOutput),
+          stretch_output_(markers_ ? marked_cap(workers_) : kMaxRegionOutput),
           stats_(stats),
           regions_((input.size() + region_bytes_ - 1) / region_bytes_),
           release_(input, o.release_input),
@@ -564,10 +567,10 @@ private:
             stats_.gap = gap_;
             next_ = region + gap_;
         }
-        // Data so compressible that a region would decode past the workers' limit (runs of
-        // 1000:1) is the main line's alone: a worker would only give up on it.
+        // Data so compressible that a worker's stretch would be a sliver of its region (runs
+        // of 1000:1) is the main line's alone.
         const std::size_t expected = expected_region_output();
-        if (expected > max_output_) return;
+        if (expected / kSkipFactor > stretch_output_) return;
         while (running_.load(std::memory_order_acquire) < workers_ && next_ < regions_) {
             SlotPtr slot = take_slot();
             if (!slot) break;
@@ -580,7 +583,7 @@ private:
                 stats_.gap = gap_;
                 next_ += gap_;
             }
-            slot->expected_output = std::max(expected, region_bytes_);
+            slot->expected_output = std::min(std::max(expected, region_bytes_), stretch_output_ + stretch_output_ / 4);
             slots_[slot->region] = slot;
             running_.fetch_add(1, std::memory_order_acq_rel);
             ++stats_.speculated;
@@ -600,7 +603,8 @@ private:
                 const std::uint64_t end =
                     std::min<std::uint64_t>(begin + region_bytes_ * 8, std::uint64_t(in_.size()) * 8);
                 DecodeLimits limits;
-                limits.max_output = max_output_;
+                limits.stop_after_output = stretch_output_;
+                limits.max_output = stretch_output_ + stretch_output_ / 4;
                 limits.expected_output = s.expected_output;
                 limits.first_block_decoded = &s.start_hint;
                 limits.stop_requested = &s.stop;
@@ -655,7 +659,7 @@ private:
     const bool markers_;
     const double ratio_;  // output bytes per input byte, as the last trailer suggests
     const std::size_t region_bytes_;
-    const std::size_t max_output_;  // symbols a worker's region may decode to
+    const std::size_t stretch_output_;  // symbols after which a worker's stretch ends at a block end
     const std::size_t max_slots_ = std::size_t(workers_) + 1;  // slots made at most
     ParallelLineStats& stats_;
     const std::size_t regions_;

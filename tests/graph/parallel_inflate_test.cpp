@@ -328,6 +328,38 @@ TEST(ParallelInflate, FilesMadeByPeerToolsGiveTheInput) {
     }
 }
 
+// Data of a few hundred lines repeated (logs): a region decodes to more than a worker's
+// stretch may hold, so each stretch ends at the first block boundary past that limit and the
+// line decodes the rest of the region; stretches are still used, in both forms.
+TEST(ParallelInflate, VeryCompressibleRegionsGiveShorterStretches) {
+    constexpr std::size_t kShrink = FLOWDEFLATE_SANITIZED ? 4 : 1;
+    std::vector<std::string> lines;
+    for (int i = 0; i < 200; ++i)
+        lines.push_back("2026-12-05 host" + std::to_string(i % 7) + " service" + std::to_string(i * 37 % 101) +
+                        " request " + std::to_string(i * 7919 % 10007) + " status=200\n");
+    Bytes original;
+    std::uint64_t x = 88172645463325252ull;
+    while (original.size() < (std::size_t(24) << 20) / kShrink) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        const std::string& l = lines[x % lines.size()];
+        original.insert(original.end(), l.begin(), l.end());
+    }
+    const Bytes gz = testing::Reference::get().compress(original, 6, Format::gzip);
+    ASSERT_GT(original.size() / gz.size(), 10u) << "not compressible enough to pass a stretch's limit";
+    for (const Form form : {Form::tokens, Form::markers}) {
+        graph::ParallelInflateOptions o;
+        o.threads = form == Form::markers ? 4 : 2;
+        o.region_bytes = std::size_t(1) << 20;
+        o.wait_for_workers = true;
+        o.form = form;
+        graph::ParallelInflateStats stats;
+        const std::string what = form == Form::markers ? "marked stretches" : "token stretches";
+        EXPECT_TRUE(run(gz, o, &stats, what) == original) << what;
+        EXPECT_GT(stats.used, 0u) << what;
+        EXPECT_GT(stats.worker_output, 0u) << what;
+    }
+}
+
 // Through the public call: a gzip file on several threads.
 TEST(ParallelInflate, DecompressFdOfAFileUsesThreads) {
     const Sample& s = samples().back();

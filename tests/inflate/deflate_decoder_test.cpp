@@ -297,10 +297,22 @@ TEST(InflateMarked, ResolvesInPlace) {
 
 // ---- stop_bit -------------------------------------------------------------------------------
 
+// 900 KiB of mixed data compressed at level 6, and its blocks as one decode from the start
+// finds them: what the stop tests cut at.
+struct BlockedStream {
+    fdt::Bytes data, compressed;
+    PlainChunk whole;
+};
+BlockedStream blocked_stream(std::uint64_t seed) {
+    BlockedStream s;
+    s.data = fdt::generate(fdt::Kind::mixed, 900 * KiB, seed);
+    s.compressed = deflate_ours(s.data, 6);
+    s.whole = decode_whole(s.compressed);
+    return s;
+}
+
 TEST(InflateStop, StopsBeforeTheFirstBlockAtOrAfterStopBit) {
-    const fdt::Bytes data = fdt::generate(fdt::Kind::mixed, 900 * KiB, 31);
-    const fdt::Bytes compressed = deflate_ours(data, 6);
-    const PlainChunk whole = decode_whole(compressed);
+    const auto& [data, compressed, whole] = blocked_stream(31);
     const auto& bounds = whole.boundaries;
     ASSERT_GE(bounds.size(), 4u);
     DeflateDecoder decoder;
@@ -328,9 +340,7 @@ TEST(InflateStop, StopsBeforeTheFirstBlockAtOrAfterStopBit) {
 TEST(InflateStop, AStopRequestEndsTheChunkAtTheNextBlockBoundary) {
     // The parallel decoder's takeover: a worker told to stop ends its chunk at the next block
     // end, after at least one block, and the chunk is as usable as one cut by stop_bit.
-    const fdt::Bytes data = fdt::generate(fdt::Kind::mixed, 900 * KiB, 32);
-    const fdt::Bytes compressed = deflate_ours(data, 6);
-    const PlainChunk whole = decode_whole(compressed);
+    const auto& [data, compressed, whole] = blocked_stream(32);
     const auto& bounds = whole.boundaries;
     ASSERT_GE(bounds.size(), 4u);
     std::atomic<bool> stop{true};
@@ -361,6 +371,41 @@ TEST(InflateStop, AStopRequestEndsTheChunkAtTheNextBlockBoundary) {
     ASSERT_TRUE(all.ok());
     EXPECT_EQ(all.boundaries.size(), bounds.size());
     EXPECT_EQ(all.bytes().size(), data.size());
+}
+
+TEST(InflateStop, AnOutputLimitEndsTheChunkAtTheNextBlockBoundary) {
+    // A worker's region of very compressible data: the stretch ends at the first block end
+    // at which the output holds stop_after_output symbols, after one block at least, in
+    // token and in marked mode alike, and is as usable as one cut by stop_bit.
+    const auto& [data, compressed, whole] = blocked_stream(33);
+    const auto& bounds = whole.boundaries;
+    ASSERT_GE(bounds.size(), 4u);
+    DeflateDecoder decoder;
+    for (std::size_t k = 0; k + 2 < bounds.size(); ++k) {
+        SCOPED_TRACE("from boundary " + std::to_string(k));
+        const FromBoundary from(data, compressed, k);
+        for (const std::size_t blocks : {std::size_t(1), std::size_t(2)}) {
+            DecodeLimits limits;
+            // 1 symbol: the first block is decoded all the same; one short of two blocks'
+            // output: the second block ends past it.
+            limits.stop_after_output =
+                blocks == 1 ? 1 : std::size_t(bounds[k + 2].output_offset - bounds[k].output_offset) - 1;
+            TokenChunk tokens;
+            decoder.decode_tokens(compressed, bounds[k].bit_offset, limits, tokens);
+            ASSERT_TRUE(tokens.ok());
+            ASSERT_EQ(tokens.boundaries.size(), blocks);
+            EXPECT_EQ(tokens.end_bit, bounds[k + blocks].bit_offset);
+            const Bytes bytes = replay(tokens, from.window());
+            ASSERT_EQ(bytes.size(), bounds[k + blocks].output_offset - bounds[k].output_offset);
+            EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), data.begin() + std::ptrdiff_t(bounds[k].output_offset)));
+            MarkedChunk marked;
+            decoder.decode_marked(compressed, bounds[k].bit_offset, limits, marked);
+            ASSERT_TRUE(marked.ok());
+            EXPECT_EQ(marked.boundaries.size(), blocks);
+            EXPECT_EQ(marked.end_bit, bounds[k + blocks].bit_offset);
+            EXPECT_EQ(marked.size(), bytes.size());
+        }
+    }
 }
 
 // ---- chunked ------------------------------------------------------------------------------
