@@ -332,24 +332,25 @@ TEST(ParallelInflate, FilesMadeByPeerToolsGiveTheInput) {
 // stretch may hold, so each stretch ends at the first block boundary past that limit and the
 // line decodes the rest of the region; stretches are still used, in both forms.
 TEST(ParallelInflate, VeryCompressibleRegionsGiveShorterStretches) {
-    constexpr std::size_t kShrink = FLOWDEFLATE_SANITIZED ? 4 : 1;
     std::vector<std::string> lines;
     for (int i = 0; i < 200; ++i)
         lines.push_back("2026-12-05 host" + std::to_string(i % 7) + " service" + std::to_string(i * 37 % 101) +
                         " request " + std::to_string(i * 7919 % 10007) + " status=200\n");
     Bytes original;
     std::uint64_t x = 88172645463325252ull;
-    while (original.size() < (std::size_t(24) << 20) / kShrink) {
+    while (original.size() < (std::size_t(32) << 20)) {  // (not shrunk under sanitizers: regions must pass 8 MiB)
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         const std::string& l = lines[x % lines.size()];
         original.insert(original.end(), l.begin(), l.end());
     }
     const Bytes gz = testing::Reference::get().compress(original, 6, Format::gzip);
+    // Regions of 1 MiB: each decodes past a token stretch's 8 MiB; two or more of them.
     ASSERT_GT(original.size() / gz.size(), 10u) << "not compressible enough to pass a stretch's limit";
+    ASSERT_GE(gz.size(), std::size_t(2) << 20) << "fewer than two regions: none for a worker";
     for (const Form form : {Form::tokens, Form::markers}) {
         graph::ParallelInflateOptions o;
         o.threads = form == Form::markers ? 4 : 2;
-        o.region_bytes = std::size_t(1) << 20;
+        o.region_bytes = std::size_t(1) << 20;  // (marked: cut to the budget's size)
         o.wait_for_workers = true;
         o.form = form;
         graph::ParallelInflateStats stats;
