@@ -31,7 +31,7 @@ def add_arguments(p):
 
 def serial_share(gz, threads, tmp, runs=3):
     """The median over @p runs of flowdeflate -d -p@p threads --stats's in-order share of the
-    decoding CPU."""
+    decoding CPU; the decoder's name when it is not the parallel one (a file of stored blocks)."""
     import json
     stats = os.path.join(tmp, "stats.json")
     shares = []
@@ -41,6 +41,8 @@ def serial_share(gz, threads, tmp, runs=3):
         C.sh(f"{C.FD} -d -p{threads} -c --stats {stats} {gz} > /dev/null")
         with open(stats) as f:
             d = json.loads(f.read().splitlines()[-1])
+        if d.get("decoder") != "parallel":
+            return d.get("decoder", "?")  # (stored blocks go to one thread: no share to speak of)
         total = d["main_line_ns"] + d.get("main_line_decode_ns", 0) + d["workers_ns"]
         shares.append(d["main_line_ns"] / total if total else 1.0)
     return sorted(shares)[len(shares) // 2]
@@ -159,7 +161,9 @@ def run(a):
         cells = [name]
         for t in sorted({a.threads, 8}):
             r = next(r for r in shares if r["file"] == name and r["threads"] == t)
-            cells += [f"{100 * r['share']:.1f}%", f"{r['rss_mib']:.1f} MiB"]
+            share = r["share"]
+            cells += [f"{100 * share:.1f}%" if isinstance(share, float) else f"one thread ({share})",
+                      f"{r['rss_mib']:.1f} MiB"]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "A gibibyte of zeros (libdeflate-gzip -6, a 1 MiB .gz: 1000:1): peak RSS " +
               ", ".join(f"{t} {rss:.1f} MiB{'' if same else ' (DIFFERS)'}" for t, rss, same in zero_rows) + ".", ""]
