@@ -521,7 +521,7 @@ private:
     }
 
     // A slot to decode a region into: a free one, or a new one while there are fewer than
-    // kMaxSlots (the memory bound: being decoded, met and written, or orphaned, all count).
+    // max_slots_ (the memory bound: being decoded, met and written, or orphaned, all count).
     SlotPtr take_slot() {
         if (free_slots_.empty()) {
             std::lock_guard lock(returned_mutex_);

@@ -29,9 +29,11 @@
 // CRC error are the member's, as the one-thread decoder writes them.
 //
 // Nothing here knows TBB: the tasks run on a RegionRunner (graph/parallel_inflate.hpp runs
-// them on a flow graph's nodes in their own arena).  Memory: at most workers + 1 regions
-// live (being decoded, waiting for the line, or being completed), each at most
-// kMaxRegionOutput symbols, and the input's pages released behind the line.
+// them on a flow graph's nodes in their own arena).  Memory: at most `threads` slots live
+// (being decoded, waiting for the line, or being completed); a stretch ends at the first
+// block boundary past its output limit (8 MiB of tokens; marked symbols within a budget
+// shared by the slots, the regions cut to fit it); data of 1000:1 is the line's alone; the
+// input's pages are released behind the line.
 #pragma once
 
 #include <cstddef>
