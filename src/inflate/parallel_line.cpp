@@ -190,7 +190,7 @@ public:
         result.in_bytes = in_.size();
         result.out_bytes = out_bytes_;
         stats_.main_line_ns = core::thread_cpu_ns() - cpu0;
-        stats_.own_decode_ns = own_decode_ns_ - std::min(own_decode_ns_, own_write_ns_);
+        stats_.own_decode_ns = own_decode_ns_ - std::min(own_decode_ns_, own_in_order_ns_);
         stats_.workers_ns = workers_ns_.load(std::memory_order_relaxed);
         return result;
     }
@@ -223,11 +223,9 @@ private:
     }
 
     void write(std::span<const u8> b) {
-        // Writing is in-order work even inside the line's own decoding: counted apart.
-        const std::uint64_t cpu0 = in_own_ ? core::thread_cpu_ns() : 0;
+        const InOrderTime in_order(*this);  // even inside the line's own decoding
         crc_ = crc32_gzip_refl(crc_, b.data(), b.size());
         sink_(b);
-        if (in_own_) own_write_ns_ += core::thread_cpu_ns() - cpu0;
     }
 
     // Decodes one member's DEFLATE stream from @p bit; returns the byte after it.
@@ -267,14 +265,8 @@ private:
                 continue;
             }
             if (!at_boundary || start != pos) {
-                const auto t0 = Clock::now();
-                const std::uint64_t cpu0 = core::thread_cpu_ns();
-                in_own_ = true;
-                const bool there = line_.run_to_boundary(start, [this](std::span<const u8> b) { emit(b); });
-                in_own_ = false;
-                own_decode_ns_ += core::thread_cpu_ns() - cpu0;
-                main_bits_ += line_.bit_position() - pos;
-                main_seconds_ += seconds_since(t0);
+                bool there = false;
+                own_decoding(pos, [&] { there = line_.run_to_boundary(start, [this](std::span<const u8> b) { emit(b); }); });
                 if (line_.ended()) return line_.end_byte();
                 at_boundary = there;
                 if (!there) {
@@ -289,7 +281,7 @@ private:
                 s.stop.store(true, std::memory_order_relaxed);
                 ++stats_.takeovers;
             }
-            await_done(s);
+            await_flag(s.done);
             schedule(region);  // the worker is free: its next region before this one's replay
             if (s.start_bit != pos) {  // the hinted candidate failed later on
                 if (!s.start_bit || *s.start_bit < pos) recycle(s.region);
@@ -313,26 +305,59 @@ private:
 
     // The main line's own decoding from @p pos towards byte @p end, in pieces.
     void decode_own(std::uint64_t pos, std::size_t end) {
-        const auto t0 = Clock::now();
-        const std::uint64_t cpu0 = core::thread_cpu_ns();
         const std::size_t piece = std::max<std::size_t>(region_bytes_ / kOwnPieceDivisor, kNear * 4);
         std::size_t limit = std::min(end, std::size_t(pos / 8) + piece);
         const auto out = [this](std::span<const u8> b) { emit(b); };
+        own_decoding(pos, [&] {
+            for (;;) {
+                line_.run_until(limit, out);
+                if (line_.ended() || line_.bit_position() != pos) break;
+                // Nothing moved: with all the input given, the stream is cut short; else a
+                // symbol needs more than was given (a region that a worker has, so close that
+                // its stretch cannot be met, is then decoded here).
+                if (limit >= in_.size()) throw_corrupt(Format::gzip, members_);
+                limit += piece;
+            }
+        });
+    }
+
+    // Runs @p decode, the line's own ISA-L decoding from bit @p pos, and counts its time:
+    // CPU (main_line_decode_ns, less the in-order work done inside it: InOrderTime) and
+    // wall time per input bit (gap()).
+    template <class F>
+    void own_decoding(std::uint64_t pos, F&& decode) {
+        const auto t0 = Clock::now();
+        const std::uint64_t cpu0 = core::thread_cpu_ns();
         in_own_ = true;
-        for (;;) {
-            line_.run_until(limit, out);
-            if (line_.ended() || line_.bit_position() != pos) break;
-            // Nothing moved: with all the input given, the stream is cut short; else a
-            // symbol needs more than was given (a region that a worker has, so close that
-            // its stretch cannot be met, is then decoded here).
-            if (limit >= in_.size()) throw_corrupt(Format::gzip, members_);
-            limit += piece;
-        }
+        decode();
         in_own_ = false;
         own_decode_ns_ += core::thread_cpu_ns() - cpu0;
         main_bits_ += line_.bit_position() - pos;
         main_seconds_ += seconds_since(t0);
     }
+
+    // Times in-order work (writing, completing a stretch the line needs) that happens inside
+    // the line's own decoding (from emit()), so that it counts as in-order work, once.
+    class InOrderTime {
+    public:
+        explicit InOrderTime(MainLine& line) : line_(line), on_(line.in_own_ && !line.timing_in_order_) {
+            if (!on_) return;
+            line_.timing_in_order_ = true;
+            cpu0_ = core::thread_cpu_ns();
+        }
+        ~InOrderTime() {
+            if (!on_) return;
+            line_.own_in_order_ns_ += core::thread_cpu_ns() - cpu0_;
+            line_.timing_in_order_ = false;
+        }
+        InOrderTime(const InOrderTime&) = delete;
+        InOrderTime& operator=(const InOrderTime&) = delete;
+
+    private:
+        MainLine& line_;
+        const bool on_;
+        std::uint64_t cpu0_ = 0;
+    };
 
     // Where @p s's stretch starts, as soon as its worker knows (kNoStart: nowhere); or
     // kCancelled when no worker has started on it and the main line took it back.
@@ -357,11 +382,12 @@ private:
         return hint;
     }
 
-    void await_done(Slot& s) {
-        if (s.done.load(std::memory_order_acquire)) return;
+    // Waits until a worker sets @p flag (a region done, a stretch completed), counted.
+    void await_flag(const std::atomic<bool>& flag) {
+        if (flag.load(std::memory_order_acquire)) return;
         const auto t0 = Clock::now();
         ++stats_.waits;
-        while (!s.done.load(std::memory_order_acquire)) s.done.wait(false, std::memory_order_acquire);
+        while (!flag.load(std::memory_order_acquire)) flag.wait(false, std::memory_order_acquire);
         stats_.wait_seconds += seconds_since(t0);
     }
 
@@ -467,6 +493,7 @@ private:
     // Writes the queue's first entry; a stretch not completed yet is completed here when no
     // worker has taken it, else awaited.
     void write_front() {
+        const InOrderTime in_order(*this);  // (called from emit() inside the line's own decoding too)
         Pending p = std::move(pending_.front());
         pending_.pop_front();
         if (p.held) {
@@ -478,12 +505,7 @@ private:
         }
         Slot& s = *p.stretch;
         complete(s, false);
-        if (!s.completed.load(std::memory_order_acquire)) {
-            const auto t0 = Clock::now();
-            ++stats_.waits;
-            while (!s.completed.load(std::memory_order_acquire)) s.completed.wait(false, std::memory_order_acquire);
-            stats_.wait_seconds += seconds_since(t0);
-        }
+        await_flag(s.completed);
         if (!s.resolved_ok) throw Error("invalid compressed data");
         const std::span<const u8> resolved = s.resolved(), plain = s.marked.plain_bytes();
         crc_ = crc32_combine(crc_, s.crc, resolved.size() + plain.size());
@@ -583,7 +605,7 @@ private:
                 stats_.gap = gap_;
                 next_ += gap_;
             }
-            slot->expected_output = std::min(std::max(expected, region_bytes_), stretch_output_ + stretch_output_ / 4);
+            slot->expected_output = std::min(std::max(expected, region_bytes_), region_max_output_);
             slots_[slot->region] = slot;
             running_.fetch_add(1, std::memory_order_acq_rel);
             ++stats_.speculated;
@@ -604,7 +626,7 @@ private:
                     std::min<std::uint64_t>(begin + region_bytes_ * 8, std::uint64_t(in_.size()) * 8);
                 DecodeLimits limits;
                 limits.stop_after_output = stretch_output_;
-                limits.max_output = stretch_output_ + stretch_output_ / 4;
+                limits.max_output = region_max_output_;
                 limits.expected_output = s.expected_output;
                 limits.first_block_decoded = &s.start_hint;
                 limits.stop_requested = &s.stop;
@@ -660,6 +682,7 @@ private:
     const double ratio_;  // output bytes per input byte, as the last trailer suggests
     const std::size_t region_bytes_;
     const std::size_t stretch_output_;  // symbols after which a worker's stretch ends at a block end
+    const std::size_t region_max_output_ = stretch_output_ + stretch_output_ / 4;  // past it, it fails
     const std::size_t max_slots_ = std::size_t(workers_) + 1;  // slots made at most
     ParallelLineStats& stats_;
     const std::size_t regions_;
@@ -680,9 +703,10 @@ private:
     std::uint64_t isize_ = 0;  // the member's bytes decoded so far
     std::uint64_t out_bytes_ = 0;
     std::uint64_t members_ = 0;
-    std::uint64_t own_decode_ns_ = 0;  // the line's own decoding, its writes included
-    std::uint64_t own_write_ns_ = 0;   // of which writing
-    bool in_own_ = false;              // the line is decoding a region itself
+    std::uint64_t own_decode_ns_ = 0;    // the line's own decoding, in-order work inside it included
+    std::uint64_t own_in_order_ns_ = 0;  // of which in-order work (InOrderTime)
+    bool in_own_ = false;                // the line is decoding a region itself
+    bool timing_in_order_ = false;       // an InOrderTime is counting
     // Speeds, per bit of input: the main line's own decoding, the workers' stretches and
     // the line's time on them.
     std::uint64_t main_bits_ = 0, worker_bits_ = 0;

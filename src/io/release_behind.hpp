@@ -31,8 +31,9 @@ public:
         const auto base = reinterpret_cast<std::uintptr_t>(mapping_.data());
         const std::uintptr_t first = (base + released_ + page - 1) / page * page;
         const std::uintptr_t last = (base + end) / page * page;
-        if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
-        released_ = end;
+        if (last <= first) return;
+        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+        released_ = last - base;  // (a page boundary: the page holding `end` goes next time)
     }
 
     static constexpr std::size_t kBatch = std::size_t(4) << 20;
