@@ -273,6 +273,15 @@ def serial_share(st):
     return (st["resolve_ns"] + st["assemble_ns"]) / max(1, sum(st[k] for k in NODES))
 
 
+def decompress_share(st):
+    """The in-order (main line) CPU over all decoding CPU of a `-d --stats` line; None when
+    the decoder was not the parallel one (one thread: a file of stored blocks, say)."""
+    if st.get("decoder") != "parallel":
+        return None
+    total = st["main_line_ns"] + st.get("main_line_decode_ns", 0) + st["workers_ns"]
+    return st["main_line_ns"] / total if total else 1.0
+
+
 # ---- what was measured, where, with what ---------------------------------------------------
 
 def now():

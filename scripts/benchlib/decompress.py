@@ -32,20 +32,10 @@ def add_arguments(p):
 def serial_share(gz, threads, tmp, runs=3):
     """The median over @p runs of flowdeflate -d -p@p threads --stats's in-order share of the
     decoding CPU; the decoder's name when it is not the parallel one (a file of stored blocks)."""
-    import json
-    stats = os.path.join(tmp, "stats.json")
-    shares = []
-    for _ in range(runs):
-        if os.path.exists(stats):
-            os.remove(stats)
-        C.sh(f"{C.FD} -d -p{threads} -c --stats {stats} {gz} > /dev/null")
-        with open(stats) as f:
-            d = json.loads(f.read().splitlines()[-1])
-        if d.get("decoder") != "parallel":
-            return d.get("decoder", "?")  # (stored blocks go to one thread: no share to speak of)
-        total = d["main_line_ns"] + d.get("main_line_decode_ns", 0) + d["workers_ns"]
-        shares.append(d["main_line_ns"] / total if total else 1.0)
-    return sorted(shares)[len(shares) // 2]
+    sts = [C.stats_of(f"{C.FD} -d -p{threads} -c {gz}", tmp) for _ in range(runs)]
+    if C.decompress_share(sts[0]) is None:
+        return sts[0].get("decoder", "?")
+    return sorted(C.decompress_share(st) for st in sts)[runs // 2]
 
 
 def run(a):
