@@ -11,7 +11,8 @@
 //
 // Corpus: FLOWDEFLATE_CORPUS or build/corpus (files up to 200 MB).  Levels:
 // FLOWDEFLATE_BENCH_LEVELS (default "1 6 9"); chunk sizes FLOWDEFLATE_BENCH_CHUNKS
-// (default "1048576").
+// (default "1048576"); the worker count the automatic plan assumes FLOWDEFLATE_BENCH_WORKERS
+// (default 2).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -63,18 +64,19 @@ void register_all() {
                                          })
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
+            const int workers = int(numbers_from_env("FLOWDEFLATE_BENCH_WORKERS", "2").at(0));
             for (const long chunk : numbers_from_env("FLOWDEFLATE_BENCH_CHUNKS", "1048576")) {
                 for (const auto mode : {flowdeflate::Tracks::automatic, flowdeflate::Tracks::history}) {
                     const std::string label = "chunked/L" + std::to_string(level) + "/" + name + "/" +
                                               std::to_string(chunk) + "/" +
                                               (mode == flowdeflate::Tracks::automatic ? "auto" : "history");
-                    benchmark::RegisterBenchmark(label.c_str(), [data, level, chunk, mode](benchmark::State& st) {
+                    benchmark::RegisterBenchmark(label.c_str(), [data, level, chunk, mode, workers](benchmark::State& st) {
                         parallel::ResolverStats stats{};
                         double total_ns = 0;
                         for (auto _ : st) {
                             const auto t0 = std::chrono::steady_clock::now();
                             benchmark::DoNotOptimize(parallel::compress_chunked(
-                                *data, int(level), flowdeflate::Format::gzip, {std::size_t(chunk), mode, 2}, &stats));
+                                *data, int(level), flowdeflate::Format::gzip, {std::size_t(chunk), mode, workers}, &stats));
                             total_ns += double(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                                    std::chrono::steady_clock::now() - t0)
                                                    .count());

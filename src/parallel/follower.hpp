@@ -230,7 +230,7 @@ private:
     template <class Out>
     static void pass_lazy_strides(const Track& t, BlockLogic<Parser>& blk, std::size_t& i, const u8*& p,
                                   const u8* stop, std::uint64_t& steps, Out& out, std::size_t& hint) {
-        const std::vector<Track::LazyStride>& strides = t.strides;
+        const PodBuffer<Track::LazyStride>& strides = t.strides;
         std::size_t k = hint;
         while (k < strides.size() && strides[k].item_end <= i) ++k;
         hint = k;

@@ -14,6 +14,7 @@
 
 #include "parallel/idle_pool.hpp"
 #include "parallel/items.hpp"
+#include "parallel/track.hpp"
 
 namespace flowdeflate::parallel {
 
@@ -74,6 +75,10 @@ private:
 
 using ItemBufferPool = Pool<ItemBuffer, ReleaseOnGive>;
 using SequenceBufferPool = Pool<PodBuffer<SeqStep>, ReleaseOnGive>;  ///< level-1 tracks' (Track::seqs)
+/// Levels 2-9, history tracks' strides and literal checkpoints (Track::strides,
+/// Track::checkpoint_literals): written through a pointer by the search, as items are.
+using StridePool = Pool<PodBuffer<Track::LazyStride>, ReleaseOnGive>;
+using CheckpointPool = Pool<PodBuffer<u16>, ReleaseOnGive>;
 using SegmentPool = Pool<PodBuffer<std::uint8_t>, KeepOnGive>;
 /// Coded blocks' bits: tens to hundreds of KB each, as many as blocks wait for Assemble;
 /// with 4 kept, a -1 -p2 run refaulted them (2% of its samples, in emit_coded).

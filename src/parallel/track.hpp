@@ -63,12 +63,12 @@ struct Track {
     /// Level 1: seq_marks[k]: the position after sequence (k + 1) * kSeqStride - 1's match,
     /// from begin.
     std::vector<u32> seq_marks;
-    std::vector<LazyStride> strides;  ///< strides[k]: steps k * kLazyStride.. (levels 2-9; pooled)
+    PodBuffer<LazyStride> strides;  ///< strides[k]: steps k * kLazyStride.. (levels 2-9; pooled)
     /// Checkpoint k's literal counts at [k * kNumLiterals, (k + 1) * kNumLiterals): those
     /// of strides k * kCheckpointStrides .. (k + 1) * kCheckpointStrides - 1 (levels 2-9,
     /// history track).  16 bits each: a checkpoint of more than kMaxCheckpointItems items
     /// (lazy steps that defer many literals) may have wrapped, and is walked instead.
-    std::vector<u16> checkpoint_literals;
+    PodBuffer<u16> checkpoint_literals;
     static constexpr u32 kMaxCheckpointItems = 0xFFFF;
 
     [[nodiscard]] std::size_t checkpoints() const { return checkpoint_literals.size() / kNumLiterals; }

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <random>
 #include <vector>
@@ -163,7 +164,8 @@ TEST(Checkpoints, OneTooLongForItsCountsIsWalked) {
         s.offset = s.item_end;
         t.strides.push_back(s);
     }
-    t.checkpoint_literals.assign(3 * core::kNumLiterals, 0);  // all wrong: 'a' should be 70,400
+    t.checkpoint_literals.resize_uninitialised(3 * core::kNumLiterals);  // all wrong: 'a' should be 70,400
+    std::fill_n(t.checkpoint_literals.data(), t.checkpoint_literals.size(), core::u16{0});
     ASSERT_FALSE(t.checkpoint_counted(1));
     parallel::BlockRuns runs;
     runs.begin(data.data(), true);
