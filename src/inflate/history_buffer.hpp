@@ -15,8 +15,6 @@
 // times, never per symbol.
 #pragma once
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -76,11 +74,7 @@ public:
     /// huge pages of a mapped array), so that a reused buffer holds what its last use
     /// needed rather than the most any use did.
     void release_unused_pages() noexcept {
-        if (!data_ || data_.page_size() != io::kHugePage) return;
-        const auto page = std::uintptr_t(io::kHugePage);
-        const auto from = (reinterpret_cast<std::uintptr_t>(data_.get() + size_ + kSlack) + page - 1) & ~(page - 1);
-        const auto to = (reinterpret_cast<std::uintptr_t>(data_.get() + capacity_ + kSlack) + page - 1) & ~(page - 1);
-        if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+        if (data_ && data_.page_size() == io::kHugePage) data_.release_from(size_ + kSlack);
     }
 
 private:

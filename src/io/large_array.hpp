@@ -42,6 +42,20 @@ public:
     /// The pages the array lies on: huge pages where it is mapped, else the heap's 4 KiB
     /// (what to give back in whole units with madvise).
     [[nodiscard]] std::size_t page_size() const noexcept { return data_.get_deleter().mapped ? kHugePage : 4096; }
+    /// Gives back the whole pages (page_size()) that lie entirely at or past element
+    /// @p first, so that a reused array keeps resident what its last use wrote rather than
+    /// the most any use did; their contents are lost.  A mapped array is released to the
+    /// end of its mapping (2 MiB-aligned and whole huge pages long); one from the heap to
+    /// the last whole page inside it.
+    void release_from(std::size_t first) noexcept {
+        if (!data_) return;
+        const std::uintptr_t page = page_size();
+        const auto base = reinterpret_cast<std::uintptr_t>(data_.get());
+        const std::size_t mapped = data_.get_deleter().mapped;
+        const std::uintptr_t from = (base + first * sizeof(T) + page - 1) & ~(page - 1);
+        const std::uintptr_t to = (base + (mapped != 0 ? mapped : size_ * sizeof(T))) & ~(page - 1);
+        if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    }
 
 private:
     // Mapped bytes (a multiple of kHugePage), or 0 for an array from the heap.

@@ -19,7 +19,7 @@ namespace flowdeflate::io {
 /// fewer; a coded block's bits and an output segment are written once).  Arrays of
 /// 2 MiB and more are io::LargeArray, on transparent huge pages: a track's items written
 /// into fresh 4 KiB pages took a page fault each (about 11 us here, 4% of a -1 -p2 run).
-/// release_unwritten_pages() (pool.hpp) gives back whole huge pages only.
+/// release_unused_pages() gives back whole pages only.
 template <class T>
 class PodBuffer {
 public:
@@ -66,6 +66,9 @@ public:
         std::memcpy(data_.get() + size_, v, n * sizeof(T));
         size_ += n;
     }
+    /// Gives back the pages past size() that an earlier, longer use wrote (whole pages only:
+    /// a part would split a huge page into 4 KiB ones); their contents are lost.
+    void release_unused_pages() noexcept { data_.release_from(size_); }
     /// After writing through data() directly.
     void set_size(std::size_t n) { size_ = n; }
     /// @p n elements whose new ones are uninitialised (to be written through data()).

@@ -4,8 +4,6 @@
 // are freed.
 #pragma once
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -18,17 +16,6 @@
 
 namespace flowdeflate::parallel {
 
-/// Pages past what a track wrote go back to the system: a recycled item buffer must not
-/// keep the largest extent it ever had resident.
-template <class T>
-void release_unwritten_pages(PodBuffer<T>& v) {
-    // Whole huge pages where the buffer has them (a part would split one into 4 KiB pages).
-    const auto page = std::uintptr_t(v.page_size());
-    const auto from = (reinterpret_cast<std::uintptr_t>(v.data() + v.size()) + page - 1) & ~(page - 1);
-    const auto to = reinterpret_cast<std::uintptr_t>(v.data() + v.capacity()) & ~(page - 1);
-    if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
-}
-
 /// How a storage type is emptied before it is kept (the Reset of Pool): cleared.
 struct ClearOnGive {
     template <class V>
@@ -36,11 +23,12 @@ struct ClearOnGive {
         v.clear();
     }
 };
-/// Item and sequence buffers: cleared, and the pages past what was written given back.
+/// Item and sequence buffers: cleared, and the pages past what was written given back (a
+/// recycled item buffer must not keep the largest extent it ever had resident).
 struct ReleaseOnGive {
     template <class T>
     void operator()(PodBuffer<T>& v) const {
-        release_unwritten_pages(v);
+        v.release_unused_pages();
         v.clear();
     }
 };

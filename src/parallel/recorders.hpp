@@ -159,6 +159,7 @@ struct LazyTrackRecorder : TrackRecorder<kMasks> {
     [[gnu::always_inline]] void checkpoint(const u32* litlen) {
         u16* const out = next_checkpoint;
         next_checkpoint += kNumLiterals;
+        assert(next_checkpoint <= checkpoints.data() + checkpoints.capacity());
         for (u32 c = 0; c < kNumLiterals; ++c) {
             out[c] = u16(pending_literals[c] + litlen[c] - literals_at_checkpoint[c]);
             pending_literals[c] = 0;
