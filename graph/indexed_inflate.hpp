@@ -3,11 +3,13 @@
 // An index's seek points cut the file into spans that decode independently: ISA-L
 // started at a point with its window (index::SpanDecoder), stopped exactly at the next.
 // A parallel pipeline decodes spans on `threads` threads, at most threads + 1 of them
-// live, and hands them on in order to the calling thread, which checks each gzip member's
-// CRC-32 and size from the spans' pieces (CRC-32 combined, no second pass over the bytes)
-// and writes.  What the index claims is checked as the spans decode: each span ends at
-// the next point's bit with the next point's uncompressed offset, and its last bytes are
-// the next point's window; a mismatch is an error naming the point.
+// live, and they go out in order: the span in front streams (its decoder writes each piece
+// as ISA-L makes it), spans decoded ahead keep pooled pieces until their turn.  Each gzip
+// member's CRC-32 and size are checked in order from the spans' pieces (CRC-32 combined, no
+// second pass over the bytes), after its bytes.  What the index claims is checked as the
+// spans decode: no byte past a span's stated size goes out, each span ends at the next
+// point's bit with the next point's uncompressed offset, and its last bytes are the next
+// point's window; a mismatch is an error naming the point.
 #pragma once
 
 #include <cstdint>

@@ -107,35 +107,45 @@ void MemberCheck::add(const MemberPiece& p) {
     ++members_;
 }
 
-void SpanDecoder::decode(const Index& index, std::size_t i, SpanOutput& out) const {
+void SpanDecoder::decode(const Index& index, std::size_t i, SpanReceiver& out) const {
     const SeekPoint& from = index.points[i];
     const bool last = i + 1 == index.points.size();
     const SeekPoint* to = last ? nullptr : &index.points[i + 1];
-    // The span's size, when the index says it: ISA-L then decodes into place, with a byte
-    // of room more, which only data longer than the index says can fill.  (No more than
-    // DEFLATE's densest coding, 1032:1, can give: an index cannot ask for more memory.)
-    const bool in_place = to || (index.uncompressed_size != 0 && index.uncompressed_size >= from.uncompressed);
-    const u64 expected = !in_place ? 0 : to ? to->uncompressed - from.uncompressed : index.uncompressed_size - from.uncompressed;
+    // The span's size, when the index says it.  (No more than DEFLATE's densest coding,
+    // 1032:1, can give: an index cannot make the decoder run on.)
+    const bool sized = to || (index.uncompressed_size != 0 && index.uncompressed_size >= from.uncompressed);
+    const u64 expected = !sized ? 0 : to ? to->uncompressed - from.uncompressed : index.uncompressed_size - from.uncompressed;
     const u64 compressed = ((to ? to->compressed_bit : 8 * u64(in_.size())) - from.compressed_bit) / 8 + 1;
     if (expected > compressed * 1032 + kWindowSize) mismatch(i + 1, "its data is longer than the compressed bytes can hold");
-    out.bytes.clear();
-    out.pieces.clear();
-    inflate::IsalLine line;
-    if (in_place) {
-        // A quarter more than this span needs when the buffer grows: spans differ in size by a
-        // block or so, and a buffer regrown for each slightly larger one faulted in fresh
-        // pages every time (page clearing was a sixth of a -p2 run).
-        if (out.bytes.capacity() < expected + 1) out.bytes.reserve(std::size_t(expected + expected / 4 + 1));
-        out.bytes.resize_uninitialised(std::size_t(expected) + 1);
-        line.output_into({out.bytes.data(), out.bytes.size()});
-    }
+    // The next point's window is the span's last bytes: [window_at, expected) of it.
+    const std::span<const u8> window = to ? std::span<const u8>(to->window) : std::span<const u8>();
+    const u64 window_size = std::min<u64>(window.size(), expected);
+    const u64 window_at = expected - window_size;
+    u64 produced = 0;
+    bool receiving = false;  // inside a call of `out`: its errors are its own
+    const auto give = [&](auto&& call) {
+        receiving = true;
+        call();
+        receiving = false;
+    };
     MemberPiece piece;
     const auto emit = [&](std::span<const u8> b) {
-        if (!in_place) out.bytes.append(b.data(), b.size());
+        if (sized && produced + b.size() > expected) mismatch(i + 1, "the data before it is longer than the index says");
+        const u64 end = produced + b.size();
+        if (window_size != 0 && end > window_at) {
+            const u64 o = std::max(produced, window_at);
+            if (std::memcmp(b.data() + (o - produced), window.data() + (window.size() - window_size) + (o - window_at),
+                            std::size_t(end - o)) != 0)
+                mismatch(i + 1, "its window is not the data before it");
+        }
         piece.crc = crc32(piece.crc, b);
         piece.size += b.size();
+        produced = end;
+        give([&] { out.bytes(b); });
     };
+    inflate::IsalLine line;
     try {
+        give([&] { line.output_into(out.room()); });
         line.start(in_, from.compressed_bit, from.window);
         for (;;) {
             if (to) {
@@ -143,7 +153,10 @@ void SpanDecoder::decode(const Index& index, std::size_t i, SpanOutput& out) con
             } else {
                 line.run_until(in_.size(), emit);
             }
-            if (in_place && line.output_used() > expected) mismatch(i + 1, "the data before it is longer than the index says");
+            if (line.output_full()) {
+                give([&] { line.output_into(out.room()); });
+                continue;
+            }
             if (!line.ended()) {
                 if (!to) inflate::throw_corrupt(Format::gzip, 0);
                 mismatch(i + 1, "no block of the file starts there");
@@ -154,7 +167,7 @@ void SpanDecoder::decode(const Index& index, std::size_t i, SpanOutput& out) con
             piece.ends_member = true;
             piece.trailer_crc = core::get_le32(in_.data() + end);
             piece.trailer_size = core::get_le32(in_.data() + end + 4);
-            out.pieces.push_back(piece);
+            give([&] { out.piece(piece); });
             piece = {};
             const std::size_t next = end + core::kGzipFooterSize;
             if (next >= in_.size()) {
@@ -169,25 +182,19 @@ void SpanDecoder::decode(const Index& index, std::size_t i, SpanOutput& out) con
             line.start(in_, 8 * u64(body), {});
         }
     } catch (const Error& e) {
-        if (dynamic_cast<const IndexError*>(&e)) throw;
+        if (receiving || dynamic_cast<const IndexError*>(&e)) throw;
         // Data that does not decode from a point the index gives: the index is for
         // another file, or the file is damaged.
         throw IndexError(std::string("cannot decode from point ") + std::to_string(i) + " of the index (" + e.what() +
                          "): the index does not match the file, or the file is damaged");
     }
-    if (piece.size != 0) out.pieces.push_back(piece);
-    if (in_place) out.bytes.set_size(line.output_used());
-    if (in_place && out.bytes.size() != expected) {
+    if (sized && produced != expected) {
         if (!to) throw IndexError("the index says the data has " + std::to_string(index.uncompressed_size) + " bytes; it has " +
-                                  std::to_string(from.uncompressed + out.bytes.size()));
-        mismatch(i + 1, "the data before it is " + std::to_string(from.uncompressed + out.bytes.size()) +
+                                  std::to_string(from.uncompressed + produced));
+        mismatch(i + 1, "the data before it is " + std::to_string(from.uncompressed + produced) +
                             " bytes, the index says " + std::to_string(to->uncompressed));
     }
-    if (!to) return;
-    const std::size_t k = std::min(to->window.size(), out.bytes.size());
-    if (k != 0 &&
-        std::memcmp(to->window.data() + to->window.size() - k, out.bytes.data() + out.bytes.size() - k, k) != 0)
-        mismatch(i + 1, "its window is not the data before it");
+    if (piece.size != 0) out.piece(piece);
 }
 
 }  // namespace flowdeflate::index

@@ -19,7 +19,6 @@
 
 #include "flowdeflate/core.hpp"
 #include "flowdeflate/index.hpp"
-#include "io/pod_buffer.hpp"
 
 namespace flowdeflate::index {
 
@@ -41,10 +40,20 @@ struct MemberPiece {
     std::uint32_t trailer_size = 0;
 };
 
-struct SpanOutput {
-    io::PodBuffer<std::uint8_t> bytes;  ///< (uninitialised room: recycled without zeroing)
-    std::vector<MemberPiece> pieces;
-    std::string error;  ///< empty when the span decoded as the index says
+/// Where SpanDecoder::decode() puts a span's output as it comes out: its bytes in order,
+/// and a MemberPiece where a member's part in the span ends and where the span ends.
+class SpanReceiver {
+public:
+    /// Room for the next bytes (not empty), asked for first and whenever the last is full;
+    /// decode() fills it from its start, handing each stretch to bytes().
+    virtual std::span<std::uint8_t> room() = 0;
+    /// @p bytes were decoded into the last room(), just after those handed before.
+    virtual void bytes(std::span<const std::uint8_t> bytes) = 0;
+    /// A member ends here (ends_member), or the span does with a member going on.
+    virtual void piece(const MemberPiece& piece) = 0;
+
+protected:
+    ~SpanReceiver() = default;
 };
 
 /// Joins the pieces of consecutive spans and checks each member's trailer.
@@ -64,9 +73,11 @@ class SpanDecoder {
 public:
     explicit SpanDecoder(std::span<const std::uint8_t> in) : in_(in) {}
     /// Decodes span @p i of @p index (from point i to point i + 1, or to the file's end
-    /// after the last point) into @p out (whose buffer is reused).  ISA-L writes straight
-    /// into it when the index says the span's size.
-    void decode(const Index& index, std::size_t i, SpanOutput& out) const;
+    /// after the last point) to @p out, ISA-L writing straight into its room.  What the
+    /// index claims is checked as the bytes come: no byte past the span's stated size is
+    /// handed over, and those that end it must be the next point's window.  Throws
+    /// IndexError where the index does not fit; what @p out throws goes through as it is.
+    void decode(const Index& index, std::size_t i, SpanReceiver& out) const;
 
 private:
     std::span<const std::uint8_t> in_;

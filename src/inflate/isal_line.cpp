@@ -82,7 +82,7 @@ void IsalLine::output_into(std::span<std::uint8_t> buffer) noexcept {
     s_->into_used = 0;
 }
 
-std::size_t IsalLine::output_used() const noexcept { return s_->into_used; }
+bool IsalLine::output_full() const noexcept { return !s_->into.empty() && s_->into_used == s_->into.size(); }
 
 bool IsalLine::stopped_at(std::uint64_t boundary) const noexcept {
     const inflate_state& z = s_->z;

@@ -63,8 +63,8 @@ public:
     /// handed to emit as a span of it; run() returns once it is full.  An empty span goes
     /// back to the line's own piece buffer.
     void output_into(std::span<std::uint8_t> buffer) noexcept;
-    /// Bytes written into the buffer of output_into() so far.
-    [[nodiscard]] std::size_t output_used() const noexcept;
+    /// The buffer of output_into() is full: run() stops until it is given another.
+    [[nodiscard]] bool output_full() const noexcept;
 
     /// The final block has ended.
     [[nodiscard]] bool ended() const noexcept;

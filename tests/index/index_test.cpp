@@ -194,6 +194,30 @@ TEST(Index, MembersStartPointsWithoutWindows) {
         EXPECT_TRUE(decoded_with(gz, read_index(write_index(index, f)), 2) == data);
 }
 
+// Spans go out in order whoever decodes them: the span in front streams its pieces, those
+// decoded ahead keep theirs until their turn.  Many members of every size (empty ones, ones
+// inside a piece, ones across pieces and spans), spans larger and smaller than a piece, and
+// more threads than cores.
+TEST(Index, SpansGoOutInOrderOnAnyNumberOfThreads) {
+    std::mt19937_64 rng(17);
+    Bytes gz, data;
+    Options o;
+    o.threads = 1;
+    for (int m = 0; m < 48; ++m) {
+        const std::size_t n = m % 7 == 0 ? 0 : std::size_t(rng() % (m % 3 == 0 ? 700000 : 30000));
+        const Bytes part = m % 2 ? testing::text_like(n, std::uint64_t(m)) : testing::binary_records(n, std::uint64_t(m));
+        const Bytes member = compress(part, o);
+        gz.insert(gz.end(), member.begin(), member.end());
+        data.insert(data.end(), part.begin(), part.end());
+    }
+    for (const std::uint64_t span : {std::uint64_t(40000), std::uint64_t(300000), std::uint64_t(1) << 20}) {
+        const Index index = recorded_by_decompressing(gz, span);
+        ASSERT_GT(index.points.size(), 4u) << "span " << span;
+        for (const int threads : {1, 2, 3, 8, 16})
+            EXPECT_TRUE(decoded_with(gz, index, threads) == data) << "span " << span << ", " << threads << " threads";
+    }
+}
+
 TEST(Index, BothFormatsReadBackTheSamePoints) {
     const Bytes data = testing::binary_records(1500000, 4);
     Index index;
