@@ -216,6 +216,49 @@ TEST(Index, SpansGoOutInOrderOnAnyNumberOfThreads) {
         for (const int threads : {1, 2, 3, 8, 16})
             EXPECT_TRUE(decoded_with(gz, index, threads) == data) << "span " << span << ", " << threads << " threads";
     }
+    // Every third point only (as other tools' indexes may have them): spans then cross
+    // member boundaries, each member checked where it ends inside a span.
+    Index thin = recorded_by_decompressing(gz, 40000);
+    for (std::size_t i = thin.points.size() - 1; i > 0; --i)
+        if (i % 3 != 0) thin.points.erase(thin.points.begin() + std::ptrdiff_t(i));
+    for (const int threads : {1, 2, 3, 8}) EXPECT_TRUE(decoded_with(gz, thin, threads) == data) << threads << " threads";
+}
+
+// A member whose CRC-32 is wrong ends the output where that member ends, whatever the
+// thread count, also where the next member goes on in the same span.
+TEST(Index, BytesBeforeACrcErrorDoNotDependOnTheThreads) {
+    Bytes gz, data;
+    std::vector<std::size_t> member_end, data_end;
+    Options o;
+    o.threads = 1;
+    for (int m = 0; m < 12; ++m) {
+        const Bytes part = testing::text_like(150000 + 20000 * std::size_t(m), std::uint64_t(100 + m));
+        const Bytes member = compress(part, o);
+        gz.insert(gz.end(), member.begin(), member.end());
+        data.insert(data.end(), part.begin(), part.end());
+        member_end.push_back(gz.size());
+        data_end.push_back(data.size());
+    }
+    Index index = recorded_by_decompressing(gz, 100000);
+    for (std::size_t i = index.points.size() - 1; i > 0; --i)
+        if (i % 4 != 0) index.points.erase(index.points.begin() + std::ptrdiff_t(i));
+    for (const std::size_t bad_member : {std::size_t(0), std::size_t(5), std::size_t(11)}) {
+        Bytes bad = gz;
+        bad[member_end[bad_member] - 8] ^= 1;  // the trailer's CRC-32
+        TempFile file(bad);
+        for (const int threads : {1, 2, 3, 8}) {
+            const int fd = ::open(file.path().c_str(), O_RDONLY);
+            ASSERT_GE(fd, 0);
+            Bytes out;
+            DecompressOptions d;
+            d.import_index = &index;
+            d.threads = threads;
+            EXPECT_THROW(decompress_fd(fd, "bad.gz", iterator_sink(std::back_inserter(out)), d), Error);
+            ::close(fd);
+            EXPECT_TRUE(out == Bytes(data.begin(), data.begin() + std::ptrdiff_t(data_end[bad_member])))
+                << "member " << bad_member << ", " << threads << " threads: " << out.size() << " bytes written";
+        }
+    }
 }
 
 TEST(Index, BothFormatsReadBackTheSamePoints) {
