@@ -13,6 +13,7 @@
 
 #include "core/clock.hpp"
 #include "graph/arena.hpp"
+#include "graph/pinning.hpp"
 #include "index/index_decoders.hpp"
 #include "io/large_array.hpp"
 #include "io/release_behind.hpp"
@@ -190,7 +191,7 @@ private:
 }  // namespace
 
 Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, const Sink& sink, int threads,
-                      DecompressStats* stats, bool release_input) {
+                      DecompressStats* stats, bool release_input, bool pin_threads) {
     const std::uint64_t wall0 = core::now_ns();
     index::check_index_fits(index, in);
     std::atomic<std::uint64_t> decode_ns{0};
@@ -226,6 +227,8 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
         std::optional<AllowParallelism> allow_more;
         if (threads > tbb::info::default_concurrency()) allow_more.emplace(std::size_t(threads));
         tbb::task_arena arena(threads);
+        initialize_arena(arena);
+        const PinnedThreads pinned(arena, pin_threads);
         std::size_t next = 0;
         arena.execute([&] {
             tbb::parallel_pipeline(

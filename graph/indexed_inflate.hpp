@@ -26,9 +26,9 @@ namespace flowdeflate::graph {
 /// @p stats (if given) gets the spans and the CPU time of their decoding (workers_ns) and of
 /// the checks and writing in order (main_line_ns).  @p release_input: @p in is a private
 /// file mapping whose pages may be given back behind the writer (memory then does not grow
-/// with the file).
+/// with the file).  @p pin_threads: each thread on a CPU of its own (pinning.hpp).
 Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, const Sink& sink, int threads,
-                      DecompressStats* stats = nullptr, bool release_input = false);
+                      DecompressStats* stats = nullptr, bool release_input = false, bool pin_threads = false);
 
 /// Writes the uncompressed bytes [@p offset, @p offset + @p length) of the gzip file
 /// @p in to @p sink (fewer where the data ends first), decoding from the last seek point

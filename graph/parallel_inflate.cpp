@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "graph/arena.hpp"
+#include "graph/pinning.hpp"
 
 namespace flowdeflate::graph {
 namespace {
@@ -17,9 +18,10 @@ using Task = std::function<void()>;
 
 class FlowRunner final : public inflate::RegionRunner {
 public:
-    explicit FlowRunner(int workers)
+    FlowRunner(int workers, bool pin_threads)
         : arena_(workers + 1, 1) {  // a slot kept for the main line: try_put never waits for one
         initialize_arena(arena_);   // under the lock that our TBB controls are made under
+        pinned_.emplace(arena_, pin_threads);
         // A graph runs its tasks in the arena it is made in.
         arena_.execute([&] {
             graph_.emplace();
@@ -41,6 +43,7 @@ public:
 
 private:
     tbb::task_arena arena_;
+    std::optional<PinnedThreads> pinned_;
     std::optional<tbb::flow::graph> graph_;
     std::optional<tbb::flow::function_node<Task>> regions_;
     std::optional<tbb::flow::function_node<Task>> completions_;
@@ -49,11 +52,11 @@ private:
 }  // namespace
 
 Result parallel_gunzip(std::span<const std::uint8_t> input, const Sink& sink, const ParallelInflateOptions& options,
-                       ParallelInflateStats* stats) {
+                       ParallelInflateStats* stats, bool pin_threads) {
     // TBB caps its workers at the number of cores unless told otherwise.
     std::optional<AllowParallelism> allow_more;
     if (options.threads > tbb::info::default_concurrency()) allow_more.emplace(std::size_t(options.threads));
-    FlowRunner runner(std::max(1, options.threads - 1));
+    FlowRunner runner(std::max(1, options.threads - 1), pin_threads);
     return inflate::parallel_gunzip(input, sink, options, runner, stats);
 }
 

@@ -5,7 +5,8 @@
 // Two flow-graph nodes on their own arena of `threads` slots (one kept for the calling
 // thread, which runs the main line and writes): one decodes regions (concurrency
 // threads - 1), the other completes marked stretches (resolution and CRC-32: short tasks,
-// so they are not queued behind regions).
+// so they are not queued behind regions).  With pin_threads each thread is on a CPU of its
+// own (pinning.hpp).
 #pragma once
 
 #include <cstddef>
@@ -23,6 +24,6 @@ using ParallelInflateOptions = inflate::ParallelLineOptions;
 /// Decompresses the gzip stream @p input (every member), handing the output to @p sink in
 /// order.  Throws Error as decompress().
 Result parallel_gunzip(std::span<const std::uint8_t> input, const Sink& sink, const ParallelInflateOptions& options,
-                       ParallelInflateStats* stats = nullptr);
+                       ParallelInflateStats* stats = nullptr, bool pin_threads = false);
 
 }  // namespace flowdeflate::graph

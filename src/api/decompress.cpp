@@ -112,7 +112,7 @@ Result decompress_indexed(int in_fd, const std::string& in_name, const Sink& sin
             r.in_bytes = all.size();
             r.out_bytes = graph::read_range(all, *options.import_index, options.range_offset, options.range_length, sink);
         } else if (options.import_index) {
-            r = graph::indexed_gunzip(all, *options.import_index, sink, threads, &stats, true);
+            r = graph::indexed_gunzip(all, *options.import_index, sink, threads, &stats, true, options.pin_threads);
         } else {
             stats.decoder = "recording";
             r = index::gunzip_recording(all, sink, *options.export_index, options.index_span);
@@ -162,7 +162,7 @@ Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, co
                     graph::ParallelInflateOptions po;
                     po.threads = threads;
                     po.release_input = true;
-                    r = graph::parallel_gunzip(all, sink, po, &ps);
+                    r = graph::parallel_gunzip(all, sink, po, &ps, options.pin_threads);
                 })) {
                 stats.decoder = "parallel";
                 stats.threads = threads;

@@ -208,6 +208,7 @@ Result decompress_with_index(const Options& o, int in_fd, const std::string& pat
     DecompressOptions d;
     d.threads = o.sequential ? 1 : o.threads;
     d.stats = &stats;
+    d.pin_threads = true;  // this process's threads are its own
     Index exported, imported;
     if (!o.export_index.empty()) {
         d.export_index = &exported;
@@ -285,6 +286,7 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& path, c
             d.format = o.format;
             d.threads = o.sequential ? 1 : o.threads;
             d.stats = &stats;
+            d.pin_threads = true;  // this process's threads are its own
             r = decompress_fd(in_fd, name, sink, d);
         } else {
             StreamDecompressor stream(sink, o.format);

@@ -3,12 +3,20 @@
 // namespaced mounts, no quota), and thread_count()'s order of precedence.
 #include <gtest/gtest.h>
 
+#include <sched.h>
+#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
 
 #include <map>
 #include <optional>
 #include <string>
 
+#include "graph/arena.hpp"
+#include "graph/pinning.hpp"
 #include "graph/threads.hpp"
 
 namespace flowdeflate::graph {
@@ -103,6 +111,64 @@ TEST(Threads, ThreadCountPrefersTheArenaThenTheOption) {
     const int cores = tbb::info::default_concurrency();
     tbb::task_arena mine(cores == 5 ? 6 : 5);
     mine.execute([&] { EXPECT_EQ(thread_count(Options{}), mine.max_concurrency()); });
+}
+
+// The CPUs a thread may run on.
+std::set<int> allowed_cpus() {
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    EXPECT_EQ(sched_getaffinity(0, sizeof mask, &mask), 0);
+    std::set<int> cpus;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &mask)) cpus.insert(c);
+    return cpus;
+}
+
+// Each thread of a pinned arena runs on a CPU of its own: the caller on the one it was on,
+// each worker that joins on another; the caller's mask comes back at the end.  Only a run
+// on every CPU of the mask is pinned: with more threads or fewer, nothing is.
+TEST(Pinning, EachThreadOnACpuOfItsOwnAndTheCallerGetsItsMaskBack) {
+    const std::set<int> before = allowed_cpus();
+    for (const int threads : {2, int(before.size()), int(before.size()) + 1, int(before.size()) - 1}) {
+        if (threads < 2) continue;
+        SCOPED_TRACE(std::to_string(threads) + " threads, " + std::to_string(before.size()) + " CPUs");
+        std::optional<AllowParallelism> allow;
+        if (threads > tbb::info::default_concurrency()) allow.emplace(std::size_t(threads));
+        tbb::task_arena arena(threads);
+        initialize_arena(arena);
+        std::mutex mutex;
+        std::map<int, std::set<int>> cpus_of_slot;  // the masks seen by each slot's thread
+        std::set<int> caller_mask;
+        {
+            const PinnedThreads pinned(arena, true);
+            const bool pins = std::size_t(threads) == before.size();
+            EXPECT_EQ(pinned.cpus().size(), pins ? before.size() : 0u);
+            caller_mask = allowed_cpus();
+            std::atomic<int> started{0};
+            arena.execute([&] {
+                tbb::parallel_for(0, threads * 8, [&](int) {
+                    // Hold each task until every thread could have joined.
+                    started.fetch_add(1);
+                    for (int spin = 0; spin < 200000 && started.load() < threads; ++spin) {
+                    }
+                    const std::set<int> mine = allowed_cpus();
+                    std::lock_guard lock(mutex);
+                    cpus_of_slot[tbb::this_task_arena::current_thread_index()].insert(mine.begin(), mine.end());
+                });
+            });
+            if (pins) {
+                EXPECT_EQ(caller_mask.size(), 1u) << "the caller is not pinned";
+                std::set<int> used;
+                for (const auto& [slot, cpus] : cpus_of_slot) {
+                    EXPECT_EQ(cpus.size(), 1u) << "slot " << slot << " ran unpinned";
+                    EXPECT_TRUE(used.insert(*cpus.begin()).second) << "slot " << slot << " shares its CPU";
+                }
+            } else {
+                EXPECT_EQ(caller_mask, before);
+            }
+        }
+        EXPECT_EQ(allowed_cpus(), before) << "the caller's mask did not come back";
+    }
 }
 
 }  // namespace
