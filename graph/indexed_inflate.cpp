@@ -240,6 +240,7 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
                                                     }) &
                     tbb::make_filter<std::size_t, std::size_t>(tbb::filter_mode::parallel,
                                                                [&](std::size_t i) {
+                                                                   pinned.here();
                                                                    decode(i);
                                                                    return i;
                                                                }) &

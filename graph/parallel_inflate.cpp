@@ -25,8 +25,14 @@ public:
         // A graph runs its tasks in the arena it is made in.
         arena_.execute([&] {
             graph_.emplace();
-            regions_.emplace(*graph_, std::size_t(workers), [](const Task& t) { t(); });
-            completions_.emplace(*graph_, tbb::flow::unlimited, [](const Task& t) { t(); });
+            regions_.emplace(*graph_, std::size_t(workers), [this](const Task& t) {
+                pinned_->here();
+                t();
+            });
+            completions_.emplace(*graph_, tbb::flow::unlimited, [this](const Task& t) {
+                pinned_->here();
+                t();
+            });
         });
     }
     ~FlowRunner() override { wait(); }

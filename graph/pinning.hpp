@@ -9,36 +9,39 @@
 // 10-16% faster pinned, its spread a third (docs/notes/decompression.md, "Woken threads
 // wait for a tick").  Compression, whose threads seldom sleep, gained nothing.
 //
-// PinnedThreads puts the calling thread on the CPU it is running on and each worker that
-// joins the arena in slot k on the k-th other CPU of the calling thread's affinity mask,
-// when the arena has as many threads as the mask has CPUs: the run takes every CPU it may
-// use, so no thread could go elsewhere anyway (with fewer threads, pinned ones could not
-// move off a CPU that other work keeps busy; with more, two would share a CPU).  The calling thread's mask is restored at the end; the workers stay where
-// they were put (oneTBB's workers outlive the run and leave the arena whenever it has no
-// work: restored there, a worker would be woken unpinned, which is what this avoids).  So
-// it is for a process that owns its threads, as the command line does.
+// PinnedThreads puts the calling thread on the CPU it is running on for the run, and each
+// worker that runs one of the run's tasks (in slot k of the arena; here(), called as a task
+// starts) on the k-th other CPU of the calling thread's affinity mask, when the arena has as
+// many threads as the mask has CPUs: the run takes every CPU it may use, so no thread could
+// go elsewhere anyway (with fewer threads, pinned ones could not move off a CPU that other
+// work keeps busy; with more, two would share a CPU).  The calling thread's mask is
+// restored at the end; the workers stay where they were put (oneTBB's workers outlive the
+// run and sleep between its tasks: restored, a worker would be woken unpinned, which is
+// what this avoids).  So it is for a process that owns its threads, as the command line
+// does.  (Not a task_scheduler_observer: oneTBB 2021.8 keeps an observer's record alive
+// while a worker that it notified sleeps, which LeakSanitizer reports at exit.)
 #pragma once
 
 #include <sched.h>
 
 #include <tbb/task_arena.h>
-#include <tbb/task_scheduler_observer.h>
 
 #include <vector>
 
 namespace flowdeflate::graph {
 
-class PinnedThreads final : public tbb::task_scheduler_observer {
+class PinnedThreads {
 public:
-    /// Pins as above when @p enabled and @p arena's concurrency is the number of CPUs in the
-    /// calling thread's mask; else does nothing.  @p arena is initialised
-    /// (initialize_arena()).
-    PinnedThreads(tbb::task_arena& arena, bool enabled);
-    ~PinnedThreads() override;
+    /// Pins the calling thread as above when @p enabled and @p arena's concurrency is the
+    /// number of CPUs in its mask; else does nothing, and so does here().
+    PinnedThreads(const tbb::task_arena& arena, bool enabled);
+    ~PinnedThreads();
     PinnedThreads(const PinnedThreads&) = delete;
     PinnedThreads& operator=(const PinnedThreads&) = delete;
 
-    void on_scheduler_entry(bool is_worker) override;
+    /// At a task's start: a worker of the arena goes to its slot's CPU (a system call the
+    /// first time a thread runs in that slot, a thread-local test after).
+    void here() const noexcept;
 
     /// The CPUs in use, the calling thread's first (empty when nothing is pinned).
     [[nodiscard]] const std::vector<int>& cpus() const { return cpus_; }

@@ -129,7 +129,7 @@ struct DecompressOptions {
     DecompressStats* stats = nullptr;
     /// With as many threads as the calling thread's affinity mask has CPUs: the calling
     /// thread is kept on its CPU for the call and each of oneTBB's worker threads that
-    /// joins is put on a CPU of its own, where it stays after the call (for a program that
+    /// runs one of its tasks is put on a CPU of its own, where it stays after the call (for a program that
     /// owns its threads: the command line sets it).  Where the kernel puts a
     /// woken thread on its waker's CPU, hand-overs between the threads otherwise wait for a
     /// scheduler tick (docs/DESIGN.md, "Decompression").

@@ -147,6 +147,7 @@ TEST(Pinning, EachThreadOnACpuOfItsOwnAndTheCallerGetsItsMaskBack) {
             std::atomic<int> started{0};
             arena.execute([&] {
                 tbb::parallel_for(0, threads * 8, [&](int) {
+                    pinned.here();
                     // Hold each task until every thread could have joined.
                     started.fetch_add(1);
                     for (int spin = 0; spin < 200000 && started.load() < threads; ++spin) {

@@ -171,7 +171,7 @@ TEST(Checkpoints, OneTooLongForItsCountsIsWalked) {
     runs.begin(data.data(), true);
     runs.add(t.items.data(), 0, t.items.size(), data.data(), nullptr, &t);
     runs.count_literals_to(data.data() + data.size());
-    EXPECT_EQ(runs.litlen()['a'], data.size());
+    EXPECT_EQ(runs.litlen()[std::size_t('a')], data.size());
 }
 
 }  // namespace
