@@ -3,7 +3,7 @@
 
 #include <pthread.h>
 
-#include <algorithm>
+#include <utility>
 
 namespace flowdeflate::graph {
 namespace {

@@ -202,13 +202,20 @@ std::string index_beside(const std::string& path) {
     return has_suffix(path, ".gz") ? path + "i" : path + ".gzi";
 }
 
-// -d with --export-index, --import-index or --range (decompress_fd() with an index).
-Result decompress_with_index(const Options& o, int in_fd, const std::string& path, const std::string& name,
-                             const Sink& sink, DecompressStats& stats) {
+// What every decompress_fd() of the command line is told: its threads, where its stats go,
+// and that the threads are this process's own (DecompressOptions::pin_threads).
+DecompressOptions decompress_options(const Options& o, DecompressStats& stats) {
     DecompressOptions d;
     d.threads = o.sequential ? 1 : o.threads;
     d.stats = &stats;
-    d.pin_threads = true;  // this process's threads are its own
+    d.pin_threads = true;
+    return d;
+}
+
+// -d with --export-index, --import-index or --range (decompress_fd() with an index).
+Result decompress_with_index(const Options& o, int in_fd, const std::string& path, const std::string& name,
+                             const Sink& sink, DecompressStats& stats) {
+    DecompressOptions d = decompress_options(o, stats);
     Index exported, imported;
     if (!o.export_index.empty()) {
         d.export_index = &exported;
@@ -282,11 +289,8 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& path, c
         } else if (!consumed) {
             // All cores (at most 8) unless -p N or --sequential says otherwise: faster than one
             // thread from two cores on (docs/notes/decompression.md, "The default thread count"), same output.
-            DecompressOptions d;
+            DecompressOptions d = decompress_options(o, stats);
             d.format = o.format;
-            d.threads = o.sequential ? 1 : o.threads;
-            d.stats = &stats;
-            d.pin_threads = true;  // this process's threads are its own
             r = decompress_fd(in_fd, name, sink, d);
         } else {
             StreamDecompressor stream(sink, o.format);

@@ -8,11 +8,10 @@
 #include <tbb/task_arena.h>
 
 #include <atomic>
-#include <mutex>
-#include <set>
-
 #include <map>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "graph/arena.hpp"
