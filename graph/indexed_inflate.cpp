@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/clock.hpp"
@@ -64,16 +66,17 @@ public:
         return true;
     }
 
-    /// Span @p i (in front) is decoded: applies what of it waits, then hands the front to
-    /// span i + 1 and applies what of that waits.
-    void finish(std::size_t i) {
+    /// Span @p i (in front) is decoded: applies what of it waits, then, unless its decoding
+    /// failed (@p hand_on false), hands the front to span i + 1 and applies what of that
+    /// waits.
+    void finish(std::size_t i, bool hand_on = true) {
         std::vector<Item> batch;
         std::unique_lock lock(mutex_);
         draining_ = true;
         for (;;) {
             batch.swap(queue(front_));
             if (batch.empty()) {
-                if (front_ != i) break;
+                if (front_ != i || !hand_on) break;
                 ++front_;
                 continue;
             }
@@ -164,10 +167,14 @@ public:
         end.end = p;
         push(end);
     }
-    /// The span is decoded: what is left of it goes out or waits, and its piece with it.
+    /// The span is decoded (or its decoding failed): what is left of it goes out or waits,
+    /// and its piece with it.
     void finish() {
         if (piece_) close();
     }
+    /// Whether an error came from the writing (the sink, or a member's check), not the
+    /// decoding.  Such an error is in order: the writer applies a span's items only in front.
+    [[nodiscard]] bool writer_failed() const { return writing_; }
 
 private:
     // The bytes not handed on yet, as an item.
@@ -178,7 +185,11 @@ private:
         i.to = from_ = to_;
         return i;
     }
-    void push(const OrderedWriter::Item& item) { all_out_ = writer_.put(span_, item); }
+    void push(const OrderedWriter::Item& item) {
+        writing_ = true;
+        all_out_ = writer_.put(span_, item);
+        writing_ = false;
+    }
     void close() {
         OrderedWriter::Item last = item();
         last.give_back = true;
@@ -191,6 +202,7 @@ private:
     u8* piece_ = nullptr;
     std::uint32_t from_ = 0, to_ = 0;  // bytes of the piece not handed on: [from_, to_)
     bool all_out_ = true;              // every item of this span so far has gone out
+    bool writing_ = false;             // inside the writer (left set when it throws)
 };
 
 }  // namespace
@@ -209,15 +221,27 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
     io::ReleaseBehind release(in, release_input);
     // Decodes span i, then (in order) hands the front on: a member's bytes are written
     // before its CRC-32 is checked, as every decoder here does, so the same bytes come out
-    // before an error whatever the decoder.
+    // before an error whatever the decoder.  A span whose decoding fails keeps its error
+    // until its turn: what it decoded, and every span before it, goes out first, as on
+    // one thread.
+    std::vector<std::exception_ptr> failed(live);  // by span, modulo the spans live
     const auto decode = [&](std::size_t i) {
         const std::uint64_t cpu0 = core::thread_cpu_ns();
         OrderedSpan out(writer, i);
-        decoder.decode(index, i, out);
+        try {
+            decoder.decode(index, i, out);
+        } catch (...) {
+            if (out.writer_failed()) throw;
+            failed[i % live] = std::current_exception();
+        }
         out.finish();
         decode_ns.fetch_add(core::thread_cpu_ns() - cpu0, std::memory_order_relaxed);
     };
     const auto finish = [&](std::size_t i) {
+        if (std::exception_ptr error = std::exchange(failed[i % live], nullptr)) {
+            writer.finish(i, false);
+            std::rethrow_exception(error);
+        }
         writer.finish(i);
         // The spans after this one read from their own points on.
         if (i + 1 < spans) release.upto(std::size_t(index.points[i + 1].compressed_bit / 8));
