@@ -224,69 +224,30 @@ TEST(Index, SpansGoOutInOrderOnAnyNumberOfThreads) {
     for (const int threads : {1, 2, 3, 8}) EXPECT_TRUE(decoded_with(gz, thin, threads) == data) << threads << " threads";
 }
 
-// A member whose CRC-32 is wrong ends the output where that member ends, whatever the
-// thread count, also where the next member goes on in the same span.
-TEST(Index, BytesBeforeACrcErrorDoNotDependOnTheThreads) {
+// Twelve members of text, 150-370 KB each, and an index of points about 400 KB apart
+// (every fourth recorded), so that spans cross members' ends.
+struct Members {
     Bytes gz, data;
-    std::vector<std::size_t> member_end, data_end;
-    Options o;
-    o.threads = 1;
-    for (int m = 0; m < 12; ++m) {
-        const Bytes part = testing::text_like(150000 + 20000 * std::size_t(m), std::uint64_t(100 + m));
-        const Bytes member = compress(part, o);
-        gz.insert(gz.end(), member.begin(), member.end());
-        data.insert(data.end(), part.begin(), part.end());
-        member_end.push_back(gz.size());
-        data_end.push_back(data.size());
-    }
-    Index index = recorded_by_decompressing(gz, 100000);
-    for (std::size_t i = index.points.size() - 1; i > 0; --i)
-        if (i % 4 != 0) index.points.erase(index.points.begin() + std::ptrdiff_t(i));
-    for (const std::size_t bad_member : {std::size_t(0), std::size_t(5), std::size_t(11)}) {
-        Bytes bad = gz;
-        bad[member_end[bad_member] - 8] ^= 1;  // the trailer's CRC-32
-        TempFile file(bad);
-        for (const int threads : {1, 2, 3, 8}) {
-            const int fd = ::open(file.path().c_str(), O_RDONLY);
-            ASSERT_GE(fd, 0);
-            Bytes out;
-            DecompressOptions d;
-            d.import_index = &index;
-            d.threads = threads;
-            EXPECT_THROW(decompress_fd(fd, "bad.gz", iterator_sink(std::back_inserter(out)), d), Error);
-            ::close(fd);
-            EXPECT_TRUE(out == Bytes(data.begin(), data.begin() + std::ptrdiff_t(data_end[bad_member])))
-                << "member " << bad_member << ", " << threads << " threads: " << out.size() << " bytes written";
-        }
-    }
-}
+    std::vector<std::size_t> member_end, data_end;  // where each member ends in gz and in data
+    Index index;
 
-// The same bytes come out before an error whatever the thread count, also where a span
-// decoded ahead fails while the span before it still has bytes (and a member's check) to
-// give: a member with a wrong CRC-32 inside one span, and a block no decoder can read at
-// the start of the next.
-TEST(Index, BytesBeforeADecodingErrorDoNotDependOnTheThreads) {
-    Bytes gz, data;
-    std::vector<std::size_t> member_end, data_end;
-    Options o;
-    o.threads = 1;
-    for (int m = 0; m < 12; ++m) {
-        const Bytes part = testing::text_like(150000 + 20000 * std::size_t(m), std::uint64_t(200 + m));
-        const Bytes member = compress(part, o);
-        gz.insert(gz.end(), member.begin(), member.end());
-        data.insert(data.end(), part.begin(), part.end());
-        member_end.push_back(gz.size());
-        data_end.push_back(data.size());
+    explicit Members(std::uint64_t seed) {
+        Options o;
+        o.threads = 1;
+        for (int m = 0; m < 12; ++m) {
+            const Bytes part = testing::text_like(150000 + 20000 * std::size_t(m), seed + std::uint64_t(m));
+            const Bytes member = compress(part, o);
+            gz.insert(gz.end(), member.begin(), member.end());
+            data.insert(data.end(), part.begin(), part.end());
+            member_end.push_back(gz.size());
+            data_end.push_back(data.size());
+        }
+        index = recorded_by_decompressing(gz, 100000);
+        for (std::size_t i = index.points.size() - 1; i > 0; --i)
+            if (i % 4 != 0) index.points.erase(index.points.begin() + std::ptrdiff_t(i));
     }
-    Index index = recorded_by_decompressing(gz, 100000);
-    for (std::size_t i = index.points.size() - 1; i > 0; --i)
-        if (i % 4 != 0) index.points.erase(index.points.begin() + std::ptrdiff_t(i));
-    // A block type no decoder reads (11) at a point's block header.
-    const auto unreadable_block_at = [&](Bytes& bytes, const SeekPoint& p) {
-        for (const std::uint64_t bit : {p.compressed_bit + 1, p.compressed_bit + 2})
-            bytes[std::size_t(bit / 8)] |= std::uint8_t(1u << (bit % 8));
-    };
-    const auto decoded = [&](const Bytes& bad, int threads) {
+    /// What decoding @p bad with the index on @p threads writes before the error it must throw.
+    Bytes written_before_error(const Bytes& bad, int threads) const {
         TempFile file(bad);
         const int fd = ::open(file.path().c_str(), O_RDONLY);
         EXPECT_GE(fd, 0);
@@ -297,26 +258,55 @@ TEST(Index, BytesBeforeADecodingErrorDoNotDependOnTheThreads) {
         EXPECT_THROW(decompress_fd(fd, "bad.gz", iterator_sink(std::back_inserter(out)), d), Error) << threads;
         ::close(fd);
         return out;
-    };
+    }
+    [[nodiscard]] Bytes data_upto(std::size_t member) const {
+        return {data.begin(), data.begin() + std::ptrdiff_t(data_end[member])};
+    }
+};
+
+// A member whose CRC-32 is wrong ends the output where that member ends, whatever the
+// thread count, also where the next member goes on in the same span.
+TEST(Index, BytesBeforeACrcErrorDoNotDependOnTheThreads) {
+    const Members m(100);
+    for (const std::size_t bad_member : {std::size_t(0), std::size_t(5), std::size_t(11)}) {
+        Bytes bad = m.gz;
+        bad[m.member_end[bad_member] - 8] ^= 1;  // the trailer's CRC-32
+        for (const int threads : {1, 2, 3, 8}) {
+            const Bytes out = m.written_before_error(bad, threads);
+            EXPECT_TRUE(out == m.data_upto(bad_member))
+                << "member " << bad_member << ", " << threads << " threads: " << out.size() << " bytes written";
+        }
+    }
+}
+
+// The same bytes come out before an error whatever the thread count, also where a span
+// decoded ahead fails while the span before it still has bytes (and a member's check) to
+// give: a member with a wrong CRC-32 inside one span, and a block no decoder can read at
+// the start of the next.
+TEST(Index, BytesBeforeADecodingErrorDoNotDependOnTheThreads) {
+    const Members m(200);
+    const std::vector<SeekPoint>& points = m.index.points;
     for (const std::size_t bad_member : {std::size_t(2), std::size_t(5), std::size_t(8)}) {
-        // The span the member ends in, and a damaged block where the next one starts.
+        // The span the member ends in, and a block type no decoder reads (11) at the next
+        // point's block header.
         std::size_t k = 0;
-        while (k + 1 < index.points.size() && index.points[k + 1].uncompressed < data_end[bad_member]) ++k;
-        ASSERT_LT(k + 1, index.points.size());
-        ASSERT_LT(index.points[k].uncompressed, data_end[bad_member]);
-        Bytes bad = gz;
-        unreadable_block_at(bad, index.points[k + 1]);
-        const Bytes one = decoded(bad, 1);
-        EXPECT_EQ(one.size(), std::size_t(index.points[k + 1].uncompressed)) << "member " << bad_member;
+        while (k + 1 < points.size() && points[k + 1].uncompressed < m.data_end[bad_member]) ++k;
+        ASSERT_LT(k + 1, points.size());
+        ASSERT_LT(points[k].uncompressed, m.data_end[bad_member]);
+        Bytes bad = m.gz;
+        for (const std::uint64_t bit : {points[k + 1].compressed_bit + 1, points[k + 1].compressed_bit + 2})
+            bad[std::size_t(bit / 8)] |= std::uint8_t(1u << (bit % 8));
+        const Bytes one = m.written_before_error(bad, 1);
+        EXPECT_EQ(one.size(), std::size_t(points[k + 1].uncompressed)) << "member " << bad_member;
         for (const int threads : {2, 3, 8, 16})
             for (int run = 0; run < 3; ++run)
-                EXPECT_TRUE(decoded(bad, threads) == one) << "member " << bad_member << ", " << threads << " threads";
-        bad[member_end[bad_member] - 8] ^= 1;  // and the member's CRC-32: that error comes first
-        const Bytes crc_first = decoded(bad, 1);
-        EXPECT_TRUE(crc_first == Bytes(data.begin(), data.begin() + std::ptrdiff_t(data_end[bad_member])));
+                EXPECT_TRUE(m.written_before_error(bad, threads) == one)
+                    << "member " << bad_member << ", " << threads << " threads";
+        bad[m.member_end[bad_member] - 8] ^= 1;  // and the member's CRC-32: that error comes first
+        EXPECT_TRUE(m.written_before_error(bad, 1) == m.data_upto(bad_member));
         for (const int threads : {2, 3, 8, 16})
             for (int run = 0; run < 3; ++run)
-                EXPECT_TRUE(decoded(bad, threads) == crc_first)
+                EXPECT_TRUE(m.written_before_error(bad, threads) == m.data_upto(bad_member))
                     << "member " << bad_member << ", CRC first, " << threads << " threads";
     }
 }
