@@ -106,6 +106,18 @@ constexpr const char* kTerminalInput =
 
 // ---- compression --------------------------------------------------------------------------
 
+// --export-index's file written; a file that cannot be written is a WriteError (not news
+// about the data).
+void write_index_file_or_say(const Index& index, const Options& o) {
+    try {
+        write_index_file(index, o.index_format, o.export_index);
+    } catch (const IndexError&) {
+        throw;
+    } catch (const Error& e) {
+        throw io::WriteError(e.what());
+    }
+}
+
 // Compresses @p in_fd into @p out_fd (compress_fd()) and writes the --stats line; @p run
 // receives the result, the graph's counters and the CPU time.
 Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int out_fd, const std::string& out_name,
@@ -123,7 +135,7 @@ Status compress_fd(const Options& o, int in_fd, const std::string& in_name, int 
         const std::uint64_t cpu0 = process_cpu_ns();
         run.result = flowdeflate::compress_fd(in_fd, shown_in, out_fd, shown_out, library, &run.stats);
         run.cpu_ns = process_cpu_ns() - cpu0;
-        if (!o.export_index.empty()) write_index_file(index, o.index_format, o.export_index);
+        if (!o.export_index.empty()) write_index_file_or_say(index, o);
         append_stats(o, in_name, run);
     } catch (const std::bad_alloc&) {
         return error(in_name + ": out of memory (try fewer --threads or a smaller --chunk)");
@@ -227,7 +239,16 @@ Result decompress_with_index(const Options& o, int in_fd, const std::string& pat
         from = index_beside(path);
     }
     if (!from.empty()) {
-        imported = read_index_file(from);
+        try {
+            imported = read_index_file(from);
+        } catch (const IndexError&) {
+            throw;
+        } catch (const Error& e) {
+            // The index file cannot be opened or read: that, not damaged data, is the news.
+            throw ReadError(o.import_index.empty()
+                                ? std::string(e.what()) + " (--range reads the index beside the file, or --import-index FILE)"
+                                : std::string(e.what()));
+        }
         d.import_index = &imported;
     }
     if (o.range) {
@@ -236,7 +257,7 @@ Result decompress_with_index(const Options& o, int in_fd, const std::string& pat
         d.range_length = o.range->second;
     }
     const Result r = decompress_fd(in_fd, name, sink, d);
-    if (!o.export_index.empty()) write_index_file(exported, o.index_format, o.export_index);
+    if (!o.export_index.empty()) write_index_file_or_say(exported, o);
     return r;
 }
 

@@ -159,10 +159,23 @@ TEST_F(CliIndex, IndexThatDoesNotFitIsAnErrorAndLeavesNothing) {
     r = fd({"-d", "-k", "--import-index", "g", "f.gz"});
     EXPECT_STATUS(r, 1);
     EXPECT_FALSE(exists("f"));
+    // An index file that is not there, or cannot be written: the message names that file
+    // (the data is fine).
+    r = fd({"-d", "-k", "--import-index", "none.gzi", "f.gz"});
+    EXPECT_STATUS(r, 1);
+    EXPECT_NE(r.err.find("none.gzi: No such file"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists("f"));
+    r = fd({"-d", "-k", "--export-index", "no-dir/x.gzi", "f.gz"});
+    EXPECT_STATUS(r, 1);
+    EXPECT_NE(r.err.find("no-dir/x.gzi"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("corrupt"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists("f"));
     // --range with no index beside the file.
     ::unlink(path("f.gzi").c_str());
     r = fd({"-d", "-c", "--range", "0:10", "f.gz"});
     EXPECT_STATUS(r, 1);
+    EXPECT_NE(r.err.find("f.gzi: No such file"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--import-index"), std::string::npos) << r.err;
     // Options that do not go together.
     EXPECT_STATUS(fd({"--export-index", "x.gzi", "f.gz", "g.gz"}), 1);
     EXPECT_STATUS(fd({"-d", "--range", "0:10", "f.gz"}), 1);
