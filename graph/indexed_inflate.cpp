@@ -212,7 +212,7 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
     const std::uint64_t wall0 = core::now_ns();
     index::check_index_fits(index, in);
     std::atomic<std::uint64_t> decode_ns{0};
-    const index::SpanDecoder decoder(in);
+    const index::SpanDecoder decoder(in, index);
     const std::size_t spans = index.points.size();
     // At most `live` spans are in the pipeline, so span i and span i + live never wait at
     // once and the writer's queues are kept modulo `live`.
@@ -229,7 +229,7 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
         const std::uint64_t cpu0 = core::thread_cpu_ns();
         OrderedSpan out(writer, i);
         try {
-            decoder.decode(index, i, out);
+            decoder.decode(i, out);
         } catch (...) {
             if (out.writer_failed()) throw;
             failed[i % live] = std::current_exception();
@@ -328,13 +328,13 @@ private:
 std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, std::uint64_t offset,
                          std::uint64_t length, const Sink& sink) {
     index::check_index_fits(index, in);
-    const index::SpanDecoder decoder(in);
+    const index::SpanDecoder decoder(in, index);
     // The last point at or before the offset.
     const auto after = std::upper_bound(index.points.begin(), index.points.end(), offset,
                                         [](std::uint64_t o, const SeekPoint& p) { return o < p.uncompressed; });
     std::size_t i = std::size_t(after - index.points.begin()) - 1;
     RangeOut out(sink, index.points[i].uncompressed, offset, length);
-    for (; i < index.points.size() && !out.done(); ++i) decoder.decode(index, i, out);
+    for (; i < index.points.size() && !out.done(); ++i) decoder.decode(i, out);
     return out.written;
 }
 

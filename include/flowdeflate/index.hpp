@@ -43,6 +43,11 @@ struct SeekPoint {
     /// The uncompressed bytes just before the point, at most kWindowSize: fewer only near
     /// the start of a gzip member, whose matches cannot reach further back.
     Bytes window;
+    /// The same bytes as a zlib stream, as a gztool index stores them, where read_index()
+    /// was asked to leave them so (IndexWindows::packed; `window` is then empty): decoding
+    /// inflates a point's window when it starts there, so an index opens at once however
+    /// many points it has.  Empty otherwise.
+    Bytes packed_window;
 };
 
 /// Receives seek points in order, then the sizes of the whole file.
@@ -74,15 +79,22 @@ enum class IndexFormat {
     indexed_gzip,  ///< indexed_gzip's export format ("GZIDX"), read by IndexedGzipFile(index_file=)
 };
 
+/// How read_index() gives the windows of a gztool index (zlib streams there).
+enum class IndexWindows {
+    inflated,  ///< in SeekPoint::window, every one inflated as the index is read
+    packed,    ///< in SeekPoint::packed_window, inflated only where decoding starts or
+               ///< checks a point (a damaged one is then an IndexError at that point)
+};
+
 /// The index file's bytes in @p format.  Throws Error when the index is not complete.
 Bytes write_index(const Index& index, IndexFormat format);
 /// Reads an index in either format (told apart by its first bytes).  Throws Error naming
 /// the problem: not an index, an unknown version, truncated, inconsistent.
-Index read_index(std::span<const std::uint8_t> bytes);
+Index read_index(std::span<const std::uint8_t> bytes, IndexWindows windows = IndexWindows::inflated);
 /// write_index() to a file (written whole, then renamed into place) and read_index() of
 /// a file.
 void write_index_file(const Index& index, IndexFormat format, const std::filesystem::path& path);
-Index read_index_file(const std::filesystem::path& path);
+Index read_index_file(const std::filesystem::path& path, IndexWindows windows = IndexWindows::inflated);
 
 /// Random access to a gzip file through its index: any stretch of the data, decoded from
 /// the last seek point before it.  The file is mapped (not read) when opened; the index

@@ -240,7 +240,7 @@ Result decompress_with_index(const Options& o, int in_fd, const std::string& pat
     }
     if (!from.empty()) {
         try {
-            imported = read_index_file(from);
+            imported = read_index_file(from, IndexWindows::packed);
         } catch (const IndexError&) {
             throw;
         } catch (const Error& e) {

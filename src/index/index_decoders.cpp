@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "core/framing.hpp"
 #include "inflate/crc_combine.hpp"
@@ -13,6 +14,7 @@
 #include "inflate/gzip_header.hpp"
 #include "inflate/isal_line.hpp"
 #include "inflate/window.hpp"
+#include "index/windows.hpp"
 
 namespace flowdeflate::index {
 namespace {
@@ -107,7 +109,8 @@ void MemberCheck::add(const MemberPiece& p) {
     ++members_;
 }
 
-void SpanDecoder::decode(const Index& index, std::size_t i, SpanReceiver& out) const {
+void SpanDecoder::decode(std::size_t i, SpanReceiver& out) const {
+    const Index& index = index_;
     const SeekPoint& from = index.points[i];
     const bool last = i + 1 == index.points.size();
     const SeekPoint* to = last ? nullptr : &index.points[i + 1];
@@ -118,7 +121,18 @@ void SpanDecoder::decode(const Index& index, std::size_t i, SpanReceiver& out) c
     const u64 compressed = ((to ? to->compressed_bit : 8 * u64(in_.size())) - from.compressed_bit) / 8 + 1;
     if (expected > compressed * 1032 + kWindowSize) mismatch(i + 1, "its data is longer than the compressed bytes can hold");
     // The next point's window is the span's last bytes: [window_at, expected) of it.
-    const std::span<const u8> window = to ? std::span<const u8>(to->window) : std::span<const u8>();
+    struct Taken {
+        SharedWindows& windows;
+        std::size_t point;
+        std::span<const u8> bytes;
+        Taken(SharedWindows& w, std::size_t p) : windows(w), point(p), bytes(w.take(p)) {}
+        ~Taken() { windows.give_back(point); }
+        Taken(const Taken&) = delete;
+        Taken& operator=(const Taken&) = delete;
+    };
+    std::optional<Taken> next;
+    if (to) next.emplace(windows_, i + 1);
+    const std::span<const u8> window = next ? next->bytes : std::span<const u8>();
     const u64 window_size = std::min<u64>(window.size(), expected);
     const u64 window_at = expected - window_size;
     u64 produced = 0;
@@ -146,7 +160,10 @@ void SpanDecoder::decode(const Index& index, std::size_t i, SpanReceiver& out) c
     inflate::IsalLine line;
     try {
         give([&] { line.output_into(out.room()); });
-        line.start(in_, from.compressed_bit, from.window);
+        {
+            const Taken start(windows_, i);
+            line.start(in_, from.compressed_bit, start.bytes);  // (ISA-L keeps a copy)
+        }
         for (;;) {
             if (to) {
                 if (line.run_to_boundary(to->compressed_bit, emit)) break;

@@ -19,6 +19,7 @@
 
 #include "flowdeflate/core.hpp"
 #include "flowdeflate/index.hpp"
+#include "index/windows.hpp"
 
 namespace flowdeflate::index {
 
@@ -71,16 +72,20 @@ private:
 
 class SpanDecoder {
 public:
-    explicit SpanDecoder(std::span<const std::uint8_t> in) : in_(in) {}
-    /// Decodes span @p i of @p index (from point i to point i + 1, or to the file's end
-    /// after the last point) to @p out, ISA-L writing straight into its room.  What the
-    /// index claims is checked as the bytes come: no byte past the span's stated size is
-    /// handed over, and those that end it must be the next point's window.  Throws
-    /// IndexError where the index does not fit; what @p out throws goes through as it is.
-    void decode(const Index& index, std::size_t i, SpanReceiver& out) const;
+    /// Decodes the spans of @p index in the gzip file @p in (both outlive it), from any
+    /// number of threads at once.
+    SpanDecoder(std::span<const std::uint8_t> in, const Index& index) : in_(in), index_(index), windows_(index) {}
+    /// Decodes span @p i (from point i to point i + 1, or to the file's end after the last
+    /// point) to @p out, ISA-L writing straight into its room.  What the index claims is
+    /// checked as the bytes come: no byte past the span's stated size is handed over, and
+    /// those that end it must be the next point's window.  Throws IndexError where the
+    /// index does not fit; what @p out throws goes through as it is.
+    void decode(std::size_t i, SpanReceiver& out) const;
 
 private:
     std::span<const std::uint8_t> in_;
+    const Index& index_;
+    mutable SharedWindows windows_;  // (its own lock)
 };
 
 }  // namespace flowdeflate::index

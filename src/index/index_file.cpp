@@ -22,14 +22,12 @@
 //   history (near a member's start) right-aligned behind zeros.
 //   A point without a window is a member's start (v0: the first point only).
 #include <fcntl.h>
-#include <libdeflate.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <memory>
-#include <new>
+#include <optional>
 #include <string>
 
 #include "flowdeflate/compress.hpp"
@@ -37,6 +35,7 @@
 #include "io/fd.hpp"
 #include "io/fd_io.hpp"
 #include "io/file_output.hpp"
+#include "index/windows.hpp"
 
 namespace flowdeflate {
 namespace {
@@ -86,6 +85,11 @@ Bytes write_gztool(const Index& index) {
         w.u64(p.uncompressed);
         w.u64(byte_of(p));
         w.u32(bits_of(p));
+        if (!p.packed_window.empty()) {  // (as read from a gztool index)
+            w.u32(std::uint32_t(p.packed_window.size()));
+            w.bytes(p.packed_window.data(), p.packed_window.size());
+            continue;
+        }
         if (p.window.empty()) {
             w.u32(0);
             continue;
@@ -113,19 +117,25 @@ Bytes write_indexed_gzip(const Index& index) {
     w.u32(kIndexedGzipWindow);
     if (index.points.size() > UINT32_MAX) throw Error("index has too many points for indexed_gzip's format");
     w.u32(std::uint32_t(index.points.size()));
+    // A point with bits > 0 is primed only when it has a window (indexed_gzip): only a
+    // member's start (byte-aligned, nothing before it) goes without.
+    const auto windowless = [](const SeekPoint& p) {
+        return p.window.empty() && p.packed_window.empty() && bits_of(p) == 0;
+    };
     for (const SeekPoint& p : index.points) {
         w.u64(byte_of(p));
         w.u64(p.uncompressed);
         w.u8(bits_of(p));
-        // A point with bits > 0 is primed only when it has a window (indexed_gzip): only
-        // a member's start (byte-aligned, nothing before it) goes without.
-        w.u8(p.window.empty() && bits_of(p) == 0 ? 0 : 1);
+        w.u8(windowless(p) ? 0 : 1);
     }
     const Bytes zeros(kIndexedGzipWindow, 0);
-    for (const SeekPoint& p : index.points) {
-        if (p.window.empty() && bits_of(p) == 0) continue;
-        w.bytes(zeros.data(), kIndexedGzipWindow - p.window.size());
-        w.bytes(p.window.data(), p.window.size());
+    index::WindowInflater inflater;
+    Bytes buffer;
+    for (std::size_t i = 0; i < index.points.size(); ++i) {
+        if (windowless(index.points[i])) continue;
+        const std::span<const std::uint8_t> window = inflater.window_of(index.points[i], i, buffer);
+        w.bytes(zeros.data(), kIndexedGzipWindow - window.size());
+        w.bytes(window.data(), window.size());
     }
     return w.take();
 }
@@ -175,7 +185,7 @@ void check_order(const Index& index) {
             bad_index("point " + std::to_string(i) + " lies past the uncompressed size");
 }
 
-Index read_gztool(std::span<const std::uint8_t> in) {
+Index read_gztool(std::span<const std::uint8_t> in, IndexWindows windows) {
     Reader r(in, true);
     r.bytes(8, "header");
     const bool lines = r.bytes(8, "header")[7] == 'X';
@@ -184,11 +194,9 @@ Index read_gztool(std::span<const std::uint8_t> in) {
     if (have != size) bad_index("gztool index is incomplete (" + std::to_string(have) + " of " +
                                 (size == UINT64_MAX ? std::string("?") : std::to_string(size)) + " points)");
     Index index;
-    // Windows inflated with one decompressor straight into their place (a whole-stream
-    // inflater per window was most of an index's reading: 70 us a window).
-    const std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> inflater(
-        libdeflate_alloc_decompressor(), libdeflate_free_decompressor);
-    if (!inflater) throw std::bad_alloc();
+    const bool inflated = windows == IndexWindows::inflated;
+    std::optional<index::WindowInflater> inflater;
+    if (inflated) inflater.emplace();
     for (std::uint64_t i = 0; i < have; ++i) {
         SeekPoint p;
         p.uncompressed = r.u64("a point");
@@ -198,15 +206,10 @@ Index read_gztool(std::span<const std::uint8_t> in) {
         const std::uint32_t packed = r.u32("a point");
         if (packed) {
             const std::span<const std::uint8_t> zlib = r.bytes(packed, "a window");
-            p.window.resize(kWindowSize);
-            std::size_t used = 0, size = 0;
-            const libdeflate_result result = libdeflate_zlib_decompress_ex(inflater.get(), zlib.data(), zlib.size(),
-                                                                           p.window.data(), p.window.size(), &used, &size);
-            if (result == LIBDEFLATE_INSUFFICIENT_SPACE)
-                bad_index("the window of point " + std::to_string(i) + " is longer than 32 KiB");
-            if (result != LIBDEFLATE_SUCCESS || used != zlib.size())
-                bad_index("the window of point " + std::to_string(i) + " is not a zlib stream");
-            p.window.resize(size);
+            if (inflated)
+                inflater->inflate(zlib, p.window, std::size_t(i));
+            else
+                p.packed_window.assign(zlib.begin(), zlib.end());
         }
         if (lines) r.u64("a point");
         index.points.push_back(std::move(p));
@@ -266,10 +269,10 @@ Bytes write_index(const Index& index, IndexFormat format) {
     return format == IndexFormat::gztool ? write_gztool(index) : write_indexed_gzip(index);
 }
 
-Index read_index(std::span<const std::uint8_t> bytes) {
+Index read_index(std::span<const std::uint8_t> bytes, IndexWindows windows) {
     if (bytes.size() >= kGztoolHeader && std::all_of(bytes.begin(), bytes.begin() + 8, [](auto b) { return b == 0; }) &&
         (std::memcmp(bytes.data() + 8, kGztoolMagic, 8) == 0 || std::memcmp(bytes.data() + 8, "gzipindX", 8) == 0))
-        return read_gztool(bytes);
+        return read_gztool(bytes, windows);
     if (bytes.size() >= 5 && std::memcmp(bytes.data(), kIndexedGzipMagic, 5) == 0) {
         if (bytes.size() < kIndexedGzipHeader) bad_index("truncated (in header)");
         return read_indexed_gzip(bytes);
@@ -284,13 +287,13 @@ void write_index_file(const Index& index, IndexFormat format, const std::filesys
     out.commit();
 }
 
-Index read_index_file(const std::filesystem::path& path) {
+Index read_index_file(const std::filesystem::path& path, IndexWindows windows) {
     io::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) throw Error(path.string() + ": " + std::strerror(errno));
     Bytes bytes;
     if (!io::read_all(fd.get(), bytes)) throw Error(io::read_error_text(path.string()));
     try {
-        return read_index(bytes);
+        return read_index(bytes, windows);
     } catch (const Error& e) {
         throw IndexError(path.string() + ": " + e.what());
     }

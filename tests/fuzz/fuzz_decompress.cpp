@@ -57,13 +57,17 @@ std::optional<flowdeflate::Bytes> in_parallel(std::span<const std::uint8_t> in) 
 
 // Index parsing of any bytes, and a decodable gzip input through its own index.
 void check_indexes(std::span<const std::uint8_t> in, const std::optional<flowdeflate::Bytes>& gunzipped) {
-    try {
-        const flowdeflate::Index index = flowdeflate::read_index(in);
-        for (const auto f : {flowdeflate::IndexFormat::gztool, flowdeflate::IndexFormat::indexed_gzip})
-            (void)flowdeflate::read_index(flowdeflate::write_index(index, f));
-    } catch (const flowdeflate::IndexError&) {
-    } catch (const flowdeflate::Error&) {
-        // (an index too large for indexed_gzip's format)
+    // Both ways of reading windows; a packed one is inflated when written in indexed_gzip's
+    // format.
+    for (const auto windows : {flowdeflate::IndexWindows::inflated, flowdeflate::IndexWindows::packed}) {
+        try {
+            const flowdeflate::Index index = flowdeflate::read_index(in, windows);
+            for (const auto f : {flowdeflate::IndexFormat::gztool, flowdeflate::IndexFormat::indexed_gzip})
+                (void)flowdeflate::read_index(flowdeflate::write_index(index, f));
+        } catch (const flowdeflate::IndexError&) {
+        } catch (const flowdeflate::Error&) {
+            // (an index too large for indexed_gzip's format)
+        }
     }
     if (!gunzipped) return;
     flowdeflate::Index index;

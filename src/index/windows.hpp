@@ -1,0 +1,67 @@
+// windows.hpp - a seek point's window, inflated from the zlib stream a gztool index keeps
+// it in (SeekPoint::packed_window) where it is not held inflated.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "flowdeflate/index.hpp"
+
+struct libdeflate_decompressor;
+
+namespace flowdeflate::index {
+
+class WindowInflater {
+public:
+    WindowInflater();
+    ~WindowInflater();
+    WindowInflater(const WindowInflater&) = delete;
+    WindowInflater& operator=(const WindowInflater&) = delete;
+
+    /// Inflates the zlib stream @p zlib (point @p i's window) into @p into, sized to it.
+    /// Throws IndexError naming the point when it is no zlib stream of at most 32 KiB.
+    void inflate(std::span<const std::uint8_t> zlib, Bytes& into, std::size_t i);
+
+    /// Point @p i's window: its `window`, or its packed one inflated into @p buffer.
+    std::span<const std::uint8_t> window_of(const SeekPoint& p, std::size_t i, Bytes& buffer) {
+        if (p.packed_window.empty()) return p.window;
+        inflate(p.packed_window, buffer, i);
+        return buffer;
+    }
+
+private:
+    struct Free {
+        void operator()(libdeflate_decompressor* d) const noexcept;
+    };
+    std::unique_ptr<libdeflate_decompressor, Free> d_;
+};
+
+}  // namespace flowdeflate::index
+
+namespace flowdeflate::index {
+
+/// The windows of an index's points for the spans that decode from them at once: each span
+/// needs the window it starts from and checks its end against the next point's, so a
+/// packed window is inflated once, by whichever of the two asks first, and let go when both
+/// have given it back.  Windows held inflated are handed out as they are.  Safe to use
+/// from several threads.
+class SharedWindows {
+public:
+    explicit SharedWindows(const Index& index);
+    ~SharedWindows();
+    SharedWindows(const SharedWindows&) = delete;
+    SharedWindows& operator=(const SharedWindows&) = delete;
+
+    /// Point @p i's window, valid until give_back(i) by the same user.  Throws IndexError
+    /// naming the point when its packed window does not inflate.
+    std::span<const std::uint8_t> take(std::size_t i);
+    void give_back(std::size_t i) noexcept;
+
+private:
+    struct Slot;
+    const Index& index_;
+    std::unique_ptr<Slot[]> slots_;  // only when some point's window is packed
+};
+
+}  // namespace flowdeflate::index
