@@ -11,14 +11,17 @@
 namespace flowdeflate::inflate {
 
 struct IsalLine::State {
-    inflate_state z{};
+    // Not zeroed: isal_inflate_init() sets what ISA-L reads before writing (87 KB, most of
+    // it tables; zeroing it and a piece buffer nobody used was a page fault per 4 KiB of a
+    // fresh line on every span an index decodes).
+    inflate_state z;
     std::span<const std::uint8_t> input;
-    std::vector<std::uint8_t> out = std::vector<std::uint8_t>(kOutputPiece);
+    std::vector<std::uint8_t> out;  // the line's own piece buffer, made when first needed
     std::span<std::uint8_t> into;  // output_into()'s buffer
     std::size_t into_used = 0;
 };
 
-IsalLine::IsalLine() : s_(std::make_unique<State>()) { isal_inflate_init(&s_->z); }
+IsalLine::IsalLine() : s_(std::make_unique_for_overwrite<State>()) { isal_inflate_init(&s_->z); }
 IsalLine::~IsalLine() = default;
 
 void IsalLine::start(std::span<const std::uint8_t> input, std::uint64_t bit, std::span<const std::uint8_t> window) {
@@ -55,6 +58,7 @@ void IsalLine::run(std::size_t byte_limit, Emit emit, void* context) {
         // ISA-L counts input in 32 bits: give it at most 1 GiB at a time.
         if (z.avail_in == 0 && at < limit) z.avail_in = std::uint32_t(std::min<std::size_t>(limit - at, 1u << 30));
         const bool into = !s_->into.empty();
+        if (!into && s_->out.empty()) s_->out.resize(kOutputPiece);
         std::uint8_t* const out = into ? s_->into.data() + s_->into_used : s_->out.data();
         // (Pieces of kOutputPiece into the caller's buffer too: what emit does with a
         // piece, a CRC-32, then reads it from the cache.)
