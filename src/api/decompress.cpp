@@ -23,6 +23,7 @@
 #include "io/fd.hpp"
 #include "io/fd_io.hpp"
 #include "io/raw_buffer.hpp"
+#include "io/release_behind.hpp"
 #include "io/fd_sink.hpp"
 #include "io/file_output.hpp"
 
@@ -183,6 +184,16 @@ Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, co
     constexpr std::size_t kPiece = std::size_t(1) << 20;
     const std::size_t piece = known ? std::clamp<std::size_t>(std::size_t(st.st_size - at) + 1, 4096, kPiece) : kPiece;
     inflate::StreamInflater inflater(options.format);
+    if (options.map_input && known && st.st_size - at >= kParallelMinBytes &&
+        with_mapping(in_fd, st.st_size, at, [&](std::span<const std::uint8_t> all) {
+            io::ReleaseBehind release(all, true);
+            for (std::size_t o = 0; o < all.size(); o += kPiece) {
+                inflater.feed(all.subspan(o, std::min(kPiece, all.size() - o)), sink);
+                release.upto(o);
+            }
+            inflater.finish(sink);
+        }))
+        return done({inflater.in_bytes(), inflater.out_bytes()});
     feed_fd(inflater, in_fd, in_name, sink, piece);
     return done({inflater.in_bytes(), inflater.out_bytes()});
 }

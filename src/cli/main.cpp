@@ -215,12 +215,14 @@ std::string index_beside(const std::string& path) {
 }
 
 // What every decompress_fd() of the command line is told: its threads, where its stats go,
-// and that the threads are this process's own (DecompressOptions::pin_threads).
+// and that the threads are this process's own (DecompressOptions::pin_threads) and a
+// that it handles SIGBUS (map_input).
 DecompressOptions decompress_options(const Options& o, DecompressStats& stats) {
     DecompressOptions d;
     d.threads = o.sequential ? 1 : o.threads;
     d.stats = &stats;
     d.pin_threads = true;
+    d.map_input = true;  // (install_signal_handlers() says why a SIGBUS came)
     return d;
 }
 

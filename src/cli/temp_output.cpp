@@ -33,9 +33,9 @@ extern "C" void remove_temp_and_die(int sig) {
 }  // namespace
 
 void install_signal_handlers() {
-    // SIGBUS: a gzip file decoded on several threads is mapped, and a file that another
-    // process truncates meanwhile faults there (libdeflate's gzip, which maps its input
-    // too, dies the same way).
+    // SIGBUS: a gzip file of 1 MiB or more is decoded from a mapping, and a file that
+    // another process truncates meanwhile faults there (libdeflate's gzip, which maps its
+    // input too, dies the same way).
     const std::string bus =
         fmt::format("{}: bus error: an input file changed size while it was being read\n", program_name());
     g_bus_message_size = std::min(bus.size(), sizeof(g_bus_message));
