@@ -141,7 +141,8 @@ struct DecompressOptions {
     /// 26 -> 21 ms), its pages given back behind the decoder.  Several threads always map it.
     /// A mapped file that another process truncates meanwhile raises SIGBUS, as it does in
     /// libdeflate's gzip, which maps its input too: for a program that handles it (the
-    /// command line sets it, and says so before it dies).
+    /// command line sets it, and says so before it dies).  A read error of the device (EIO)
+    /// raises SIGBUS too, and a file that grows meanwhile is decoded to its size at the start.
     bool map_input = false;
 };
 Result decompress_fd(int in_fd, const std::string& in_name, const Sink& sink, const DecompressOptions& options);

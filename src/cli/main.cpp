@@ -258,7 +258,13 @@ Result decompress_with_index(const Options& o, int in_fd, const std::string& pat
         d.range_offset = o.range->first;
         d.range_length = o.range->second;
     }
-    const Result r = decompress_fd(in_fd, name, sink, d);
+    Result r;
+    try {
+        r = decompress_fd(in_fd, name, sink, d);
+    } catch (const IndexError& e) {
+        if (from.empty()) throw;
+        throw IndexError(from + ": " + e.what());  // (which index: a window is read as it is needed)
+    }
     if (!o.export_index.empty()) write_index_file_or_say(exported, o);
     return r;
 }

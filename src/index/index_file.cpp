@@ -117,25 +117,33 @@ Bytes write_indexed_gzip(const Index& index) {
     w.u32(kIndexedGzipWindow);
     if (index.points.size() > UINT32_MAX) throw Error("index has too many points for indexed_gzip's format");
     w.u32(std::uint32_t(index.points.size()));
+    // Packed windows (as read from a gztool index) inflated: whether a point has a window
+    // is decided by its bytes.
+    std::vector<Bytes> inflated(index.points.size());
+    {
+        index::WindowInflater inflater;
+        for (std::size_t i = 0; i < index.points.size(); ++i)
+            if (!index.points[i].packed_window.empty()) inflater.inflate(index.points[i].packed_window, inflated[i], i);
+    }
+    const auto window = [&](std::size_t i) -> std::span<const std::uint8_t> {
+        return index.points[i].packed_window.empty() ? std::span<const std::uint8_t>(index.points[i].window)
+                                                     : std::span<const std::uint8_t>(inflated[i]);
+    };
     // A point with bits > 0 is primed only when it has a window (indexed_gzip): only a
     // member's start (byte-aligned, nothing before it) goes without.
-    const auto windowless = [](const SeekPoint& p) {
-        return p.window.empty() && p.packed_window.empty() && bits_of(p) == 0;
-    };
-    for (const SeekPoint& p : index.points) {
+    const auto windowless = [&](std::size_t i) { return window(i).empty() && bits_of(index.points[i]) == 0; };
+    for (std::size_t i = 0; i < index.points.size(); ++i) {
+        const SeekPoint& p = index.points[i];
         w.u64(byte_of(p));
         w.u64(p.uncompressed);
         w.u8(bits_of(p));
-        w.u8(windowless(p) ? 0 : 1);
+        w.u8(windowless(i) ? 0 : 1);
     }
     const Bytes zeros(kIndexedGzipWindow, 0);
-    index::WindowInflater inflater;
-    Bytes buffer;
     for (std::size_t i = 0; i < index.points.size(); ++i) {
-        if (windowless(index.points[i])) continue;
-        const std::span<const std::uint8_t> window = inflater.window_of(index.points[i], i, buffer);
-        w.bytes(zeros.data(), kIndexedGzipWindow - window.size());
-        w.bytes(window.data(), window.size());
+        if (windowless(i)) continue;
+        w.bytes(zeros.data(), kIndexedGzipWindow - window(i).size());
+        w.bytes(window(i).data(), window(i).size());
     }
     return w.take();
 }

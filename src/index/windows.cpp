@@ -3,8 +3,8 @@
 
 #include <libdeflate.h>
 
-#include <algorithm>
 #include <mutex>
+#include <utility>
 #include <new>
 #include <string>
 
@@ -36,41 +36,45 @@ void WindowInflater::inflate(std::span<const std::uint8_t> zlib, Bytes& into, st
 
 namespace flowdeflate::index {
 
-struct SharedWindows::Slot {
-    std::mutex mutex;
-    Bytes bytes;
-    bool inflated = false;
-    int uses_left = 0;  // the span starting here, and the one ending here (not point 0's)
-};
-
-SharedWindows::SharedWindows(const Index& index) : index_(index) {
-    const auto& points = index.points;
-    if (std::none_of(points.begin(), points.end(), [](const SeekPoint& p) { return !p.packed_window.empty(); })) return;
-    slots_ = std::make_unique<Slot[]>(points.size());
-    for (std::size_t i = 0; i < points.size(); ++i) slots_[i].uses_left = i == 0 ? 1 : 2;
-}
+SharedWindows::SharedWindows(const Index& index) : index_(index) {}
 
 SharedWindows::~SharedWindows() = default;
 
 std::span<const std::uint8_t> SharedWindows::take(std::size_t i) {
     const SeekPoint& p = index_.points[i];
     if (p.packed_window.empty()) return p.window;
-    Slot& slot = slots_[i];
-    std::lock_guard lock(slot.mutex);
-    if (!slot.inflated) {
-        WindowInflater().inflate(p.packed_window, slot.bytes, i);
-        slot.inflated = true;
+    Slot* slot = nullptr;
+    {
+        std::lock_guard lock(mutex_);
+        auto [at, made] = slots_.try_emplace(i);
+        if (made) at->second.uses_left = i == 0 ? 1 : 2;
+        slot = &at->second;
+        ++slot->holders;  // (kept in the map while held)
     }
-    return slot.bytes;
+    std::lock_guard lock(slot->mutex);
+    if (!slot->inflated) {
+        try {
+            thread_local WindowInflater inflater;
+            inflater.inflate(p.packed_window, slot->bytes, i);
+        } catch (...) {
+            Bytes().swap(slot->bytes);
+            std::lock_guard map_lock(mutex_);
+            --slot->holders;
+            throw;
+        }
+        slot->inflated = true;
+    }
+    return slot->bytes;
 }
 
 void SharedWindows::give_back(std::size_t i) noexcept {
-    if (!slots_ || index_.points[i].packed_window.empty()) return;
-    Slot& slot = slots_[i];
-    std::lock_guard lock(slot.mutex);
-    if (--slot.uses_left > 0) return;
-    Bytes().swap(slot.bytes);  // both spans are done with it
-    slot.inflated = false;
+    if (index_.points[i].packed_window.empty()) return;
+    std::lock_guard lock(mutex_);
+    const auto at = slots_.find(i);
+    if (at == slots_.end()) return;
+    Slot& slot = at->second;
+    --slot.uses_left;
+    if (--slot.holders == 0 && slot.uses_left <= 0) slots_.erase(at);  // both spans are done with it
 }
 
 }  // namespace flowdeflate::index

@@ -4,7 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
+#include <unordered_map>
 
 #include "flowdeflate/index.hpp"
 
@@ -23,13 +25,6 @@ public:
     /// Throws IndexError naming the point when it is no zlib stream of at most 32 KiB.
     void inflate(std::span<const std::uint8_t> zlib, Bytes& into, std::size_t i);
 
-    /// Point @p i's window: its `window`, or its packed one inflated into @p buffer.
-    std::span<const std::uint8_t> window_of(const SeekPoint& p, std::size_t i, Bytes& buffer) {
-        if (p.packed_window.empty()) return p.window;
-        inflate(p.packed_window, buffer, i);
-        return buffer;
-    }
-
 private:
     struct Free {
         void operator()(libdeflate_decompressor* d) const noexcept;
@@ -44,8 +39,8 @@ namespace flowdeflate::index {
 /// The windows of an index's points for the spans that decode from them at once: each span
 /// needs the window it starts from and checks its end against the next point's, so a
 /// packed window is inflated once, by whichever of the two asks first, and let go when both
-/// have given it back.  Windows held inflated are handed out as they are.  Safe to use
-/// from several threads.
+/// have given it back (and nobody holds it: a span decoded again inflates it again).
+/// Windows held inflated are handed out as they are.  Safe to use from several threads.
 class SharedWindows {
 public:
     explicit SharedWindows(const Index& index);
@@ -59,9 +54,20 @@ public:
     void give_back(std::size_t i) noexcept;
 
 private:
-    struct Slot;
+    // A packed window in use: made on the first take, dropped when nobody holds it and
+    // both of its uses are spent.  Slots live in a map (only the points in use: a read of
+    // one span costs nothing per point of a large index), each with its own lock for
+    // inflating.
+    struct Slot {
+        std::mutex mutex;
+        Bytes bytes;
+        bool inflated = false;
+        int holders = 0;
+        int uses_left = 0;  // the span starting here, and the one ending here (not point 0's)
+    };
     const Index& index_;
-    std::unique_ptr<Slot[]> slots_;  // only when some point's window is packed
+    std::mutex mutex_;  // the map's
+    std::unordered_map<std::size_t, Slot> slots_;
 };
 
 }  // namespace flowdeflate::index

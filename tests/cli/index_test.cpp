@@ -159,6 +159,25 @@ TEST_F(CliIndex, IndexThatDoesNotFitIsAnErrorAndLeavesNothing) {
     r = fd({"-d", "-k", "--import-index", "g", "f.gz"});
     EXPECT_STATUS(r, 1);
     EXPECT_FALSE(exists("f"));
+    // A window of the index damaged (read as decoding needs it): the message names the
+    // index and the point.
+    {
+        ASSERT_STATUS(fd({"-d", "-c", "--export-index", "spans.gzi", "--index-span", "262144", "f.gz"}), 0);
+        std::string bad = read("spans.gzi");
+        // gztool's layout: 32 bytes of header, then per point u64 out, u64 in, u32 bits,
+        // u32 W and W bytes; the first point (the member's start) has no window.
+        ASSERT_EQ(bad.substr(8, 8), "gzipindx");
+        const std::size_t second = 32 + 24;
+        std::size_t w = 0;
+        for (std::size_t k = 20; k < 24; ++k) w = w << 8 | std::uint8_t(bad[second + k]);
+        ASSERT_GT(w, 100u);
+        bad[second + 24 + w / 2] ^= 0x55;
+        write("bad.gzi", bad);
+        r = fd({"-d", "-k", "--import-index", "bad.gzi", "f.gz"});
+        EXPECT_STATUS(r, 1);
+        EXPECT_NE(r.err.find("bad.gzi: invalid index: the window of point 1"), std::string::npos) << r.err;
+        EXPECT_FALSE(exists("f"));
+    }
     // An index file that is not there, or cannot be written: the message names that file
     // (the data is fine).
     r = fd({"-d", "-k", "--import-index", "none.gzi", "f.gz"});

@@ -390,6 +390,19 @@ TEST(Index, PackedWindowsAreInflatedWhereDecodingNeedsThem) {
         const std::size_t n = reader.read_at(offset, buf);
         EXPECT_TRUE(std::equal(buf.begin(), buf.begin() + std::ptrdiff_t(n), data.begin() + std::ptrdiff_t(offset)));
     }
+    // A member's start whose window is an empty zlib stream (not no stream): written as a
+    // point without a window either way.
+    Index empty_stream = packed;
+    ASSERT_TRUE(empty_stream.points[0].packed_window.empty());
+    empty_stream.points[0].packed_window = compress(Bytes(), [] {
+        Options z;
+        z.format = Format::zlib;
+        return z;
+    }());
+    Index empty_inflated = read_index(write_index(empty_stream, IndexFormat::gztool));
+    EXPECT_TRUE(empty_inflated.points[0].window.empty());
+    EXPECT_TRUE(write_index(empty_stream, IndexFormat::indexed_gzip) ==
+                write_index(empty_inflated, IndexFormat::indexed_gzip));
     // Point 3's zlib stream damaged: reading it inflated refuses the index; packed, the
     // decoding that starts or checks there does.
     Index bad = packed;
