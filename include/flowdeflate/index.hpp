@@ -103,6 +103,10 @@ Index read_index_file(const std::filesystem::path& path, IndexWindows windows = 
 class IndexedReader {
 public:
     IndexedReader(const std::filesystem::path& gz, Index index);
+    /// Opens @p gz with the index file @p index_file (either format; read_index_file() with
+    /// IndexWindows::packed: its windows are inflated as reads need them, so an index of
+    /// many points opens at once).
+    IndexedReader(const std::filesystem::path& gz, const std::filesystem::path& index_file);
     ~IndexedReader();
     IndexedReader(IndexedReader&&) noexcept;
     IndexedReader& operator=(IndexedReader&&) noexcept;

@@ -38,6 +38,9 @@ IndexedReader::IndexedReader(const std::filesystem::path& gz, Index index) : imp
     index::check_index_fits(impl_->index, impl_->bytes());
 }
 
+IndexedReader::IndexedReader(const std::filesystem::path& gz, const std::filesystem::path& index_file)
+    : IndexedReader(gz, read_index_file(index_file, IndexWindows::packed)) {}
+
 IndexedReader::~IndexedReader() = default;
 IndexedReader::IndexedReader(IndexedReader&&) noexcept = default;
 IndexedReader& IndexedReader::operator=(IndexedReader&&) noexcept = default;
