@@ -314,7 +314,7 @@ public:
     }
     void piece(const index::MemberPiece&) override {}
     /// The range's end is decoded.
-    [[nodiscard]] bool done() const { return at_ >= end_; }
+    [[nodiscard]] bool satisfied() const override { return at_ >= end_; }
     std::uint64_t written = 0;
 
 private:
@@ -334,7 +334,7 @@ std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, s
                                         [](std::uint64_t o, const SeekPoint& p) { return o < p.uncompressed; });
     std::size_t i = std::size_t(after - index.points.begin()) - 1;
     RangeOut out(sink, index.points[i].uncompressed, offset, length);
-    for (; i < index.points.size() && !out.done(); ++i) decoder.decode(i, out);
+    for (; i < index.points.size() && !out.satisfied(); ++i) decoder.decode(i, out);
     return out.written;
 }
 

@@ -171,6 +171,7 @@ void SpanDecoder::decode(std::size_t i, SpanReceiver& out) const {
                 line.run_until(in_.size(), emit);
             }
             if (line.output_full()) {
+                if (out.satisfied()) return;  // (a range: what follows is not wanted)
                 give([&] { line.output_into(out.room()); });
                 continue;
             }

@@ -52,6 +52,9 @@ public:
     virtual void bytes(std::span<const std::uint8_t> bytes) = 0;
     /// A member ends here (ends_member), or the span does with a member going on.
     virtual void piece(const MemberPiece& piece) = 0;
+    /// True once the receiver wants no more bytes (a range read up to its end): decode()
+    /// then stops at its next room, before the span's end and its checks.
+    [[nodiscard]] virtual bool satisfied() const { return false; }
 
 protected:
     ~SpanReceiver() = default;
@@ -78,8 +81,9 @@ public:
     /// Decodes span @p i (from point i to point i + 1, or to the file's end after the last
     /// point) to @p out, ISA-L writing straight into its room.  What the index claims is
     /// checked as the bytes come: no byte past the span's stated size is handed over, and
-    /// those that end it must be the next point's window.  Throws IndexError where the
-    /// index does not fit; what @p out throws goes through as it is.
+    /// those that end it must be the next point's window (as far as it is decoded: a
+    /// receiver satisfied before the end stops it).  Throws IndexError where the index does
+    /// not fit; what @p out throws goes through as it is.
     void decode(std::size_t i, SpanReceiver& out) const;
 
 private:

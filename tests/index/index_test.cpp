@@ -346,6 +346,31 @@ TEST(Index, RangesGiveTheDataAtAnyOffset) {
     }
 }
 
+// A range decodes from the last point before it up to its own end and checks the index
+// as far as it decodes: a damaged window at the next point goes unseen by a range that
+// ends well before it, and is an IndexError for one that reaches it.
+TEST(Index, RangesCheckTheIndexAsFarAsTheyDecode) {
+    const Bytes data = testing::text_like(5 << 20, 15);
+    Index index;
+    const Bytes gz = compressed_with_index(data, index, 1 << 20);
+    ASSERT_GE(index.points.size(), 4u);
+    Index bad = index;
+    bad.points[2].window[bad.points[2].window.size() - 10] ^= 1;
+    const auto range = [&](std::uint64_t offset, std::uint64_t length) {
+        DecompressOptions d;
+        d.import_index = &bad;
+        d.range = true;
+        d.range_offset = offset;
+        d.range_length = length;
+        return decompress_with(gz, d);
+    };
+    const std::uint64_t from = index.points[1].uncompressed;
+    ASSERT_GT(index.points[2].uncompressed - from, std::uint64_t(600000));
+    const Bytes got = range(from + 1000, 50000);
+    EXPECT_TRUE(got == Bytes(data.begin() + std::ptrdiff_t(from + 1000), data.begin() + std::ptrdiff_t(from + 51000)));
+    EXPECT_THROW(range(index.points[2].uncompressed - 1000, 2000), IndexError);
+}
+
 // Opened with an Index, or with an index file (windows inflated as reads need them).
 TEST(Index, IndexedReaderReadsAnyStretch) {
     const Bytes data = testing::source_like(1500000, 13);
