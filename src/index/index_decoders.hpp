@@ -85,6 +85,8 @@ public:
     /// receiver satisfied before the end stops it).  Throws IndexError where the index does
     /// not fit; what @p out throws goes through as it is.
     void decode(std::size_t i, SpanReceiver& out) const;
+    /// Its packed windows (SharedWindows).
+    [[nodiscard]] const SharedWindows& windows() const noexcept { return windows_; }
 
 private:
     std::span<const std::uint8_t> in_;

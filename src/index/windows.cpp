@@ -63,8 +63,14 @@ std::span<const std::uint8_t> SharedWindows::take(std::size_t i) {
             throw;
         }
         slot->inflated = true;
+        inflated_.fetch_add(1, std::memory_order_relaxed);
     }
     return slot->bytes;
+}
+
+std::size_t SharedWindows::held() const {
+    std::lock_guard lock(mutex_);
+    return slots_.size();
 }
 
 void SharedWindows::give_back(std::size_t i) noexcept {

@@ -1,6 +1,7 @@
 // windows.hpp - a seek point's window, inflated from the zlib stream a gztool index keeps
 // it in (SeekPoint::packed_window) where it is not held inflated.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -53,6 +54,10 @@ public:
     std::span<const std::uint8_t> take(std::size_t i);
     void give_back(std::size_t i) noexcept;
 
+    /// Packed windows inflated so far, and those held now (inflated and not yet let go).
+    [[nodiscard]] std::uint64_t inflated() const noexcept { return inflated_.load(std::memory_order_relaxed); }
+    [[nodiscard]] std::size_t held() const;
+
 private:
     // A packed window in use: made on the first take, dropped when nobody holds it and
     // both of its uses are spent.  Slots live in a map (only the points in use: a read of
@@ -66,8 +71,9 @@ private:
         int uses_left = 0;  // the span starting here, and the one ending here (not point 0's)
     };
     const Index& index_;
-    std::mutex mutex_;  // the map's
+    mutable std::mutex mutex_;  // the map's
     std::unordered_map<std::size_t, Slot> slots_;
+    std::atomic<std::uint64_t> inflated_{0};
 };
 
 }  // namespace flowdeflate::index

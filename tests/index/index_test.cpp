@@ -411,6 +411,23 @@ TEST(Index, PackedWindowsAreInflatedWhereDecodingNeedsThem) {
         EXPECT_TRUE(inflated.points[i].packed_window.empty()) << "point " << i;
     }
     for (const int threads : {1, 2, 3, 8}) EXPECT_TRUE(decoded_with(gz, packed, threads) == data) << threads << " threads";
+    {  // each packed window inflated once in a whole decode, and let go after its two uses
+        struct Discard final : index::SpanReceiver {
+            Bytes buffer = Bytes(1 << 16);
+            std::span<std::uint8_t> room() override { return buffer; }
+            void bytes(std::span<const std::uint8_t>) override {}
+            void piece(const index::MemberPiece&) override {}
+        } discard;
+        const index::SpanDecoder decoder(gz, packed);
+        std::size_t windows = 0;
+        for (std::size_t i = 0; i < packed.points.size(); ++i) {
+            windows += packed.points[i].packed_window.empty() ? 0 : 1;
+            decoder.decode(i, discard);
+            EXPECT_LE(decoder.windows().held(), 1u) << "after span " << i;  // (the next span's start)
+        }
+        EXPECT_EQ(decoder.windows().inflated(), windows);
+        EXPECT_EQ(decoder.windows().held(), 0u);
+    }
     EXPECT_TRUE(write_index(packed, IndexFormat::gztool) == file);
     EXPECT_TRUE(write_index(packed, IndexFormat::indexed_gzip) == write_index(inflated, IndexFormat::indexed_gzip));
     TempFile gz_file(gz);
