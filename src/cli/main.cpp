@@ -215,8 +215,8 @@ std::string index_beside(const std::string& path) {
 }
 
 // What every decompress_fd() of the command line is told: its threads, where its stats go,
-// and that the threads are this process's own (DecompressOptions::pin_threads) and a
-// that it handles SIGBUS (map_input).
+// that the threads are this process's own (DecompressOptions::pin_threads) and that it
+// handles SIGBUS (map_input).
 DecompressOptions decompress_options(const Options& o, DecompressStats& stats) {
     DecompressOptions d;
     d.threads = o.sequential ? 1 : o.threads;

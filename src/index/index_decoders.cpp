@@ -121,16 +121,7 @@ void SpanDecoder::decode(std::size_t i, SpanReceiver& out) const {
     const u64 compressed = ((to ? to->compressed_bit : 8 * u64(in_.size())) - from.compressed_bit) / 8 + 1;
     if (expected > compressed * 1032 + kWindowSize) mismatch(i + 1, "its data is longer than the compressed bytes can hold");
     // The next point's window is the span's last bytes: [window_at, expected) of it.
-    struct Taken {
-        SharedWindows& windows;
-        std::size_t point;
-        std::span<const u8> bytes;
-        Taken(SharedWindows& w, std::size_t p) : windows(w), point(p), bytes(w.take(p)) {}
-        ~Taken() { windows.give_back(point); }
-        Taken(const Taken&) = delete;
-        Taken& operator=(const Taken&) = delete;
-    };
-    std::optional<Taken> next;
+    std::optional<SharedWindows::Use> next;
     if (to) next.emplace(windows_, i + 1);
     const std::span<const u8> window = next ? next->bytes : std::span<const u8>();
     const u64 window_size = std::min<u64>(window.size(), expected);
@@ -161,7 +152,7 @@ void SpanDecoder::decode(std::size_t i, SpanReceiver& out) const {
     try {
         give([&] { line.output_into(out.room()); });
         {
-            const Taken start(windows_, i);
+            const SharedWindows::Use start(windows_, i);
             line.start(in_, from.compressed_bit, start.bytes);  // (ISA-L keeps a copy)
         }
         for (;;) {

@@ -4,7 +4,6 @@
 #include <libdeflate.h>
 
 #include <mutex>
-#include <utility>
 #include <new>
 #include <string>
 
@@ -31,10 +30,6 @@ void WindowInflater::inflate(std::span<const std::uint8_t> zlib, Bytes& into, st
         throw IndexError("invalid index: the window of point " + std::to_string(i) + " is not a zlib stream");
     into.resize(size);
 }
-
-}  // namespace flowdeflate::index
-
-namespace flowdeflate::index {
 
 SharedWindows::SharedWindows(const Index& index) : index_(index) {}
 

@@ -33,10 +33,6 @@ private:
     std::unique_ptr<libdeflate_decompressor, Free> d_;
 };
 
-}  // namespace flowdeflate::index
-
-namespace flowdeflate::index {
-
 /// The windows of an index's points for the spans that decode from them at once: each span
 /// needs the window it starts from and checks its end against the next point's, so a
 /// packed window is inflated once, by whichever of the two asks first, and let go when both
@@ -49,16 +45,31 @@ public:
     SharedWindows(const SharedWindows&) = delete;
     SharedWindows& operator=(const SharedWindows&) = delete;
 
-    /// Point @p i's window, valid until give_back(i) by the same user.  Throws IndexError
+    /// One use of point @p i's window (`bytes`), let go when it ends.  Throws IndexError
     /// naming the point when its packed window does not inflate.
-    std::span<const std::uint8_t> take(std::size_t i);
-    void give_back(std::size_t i) noexcept;
+    class Use {
+    public:
+        Use(SharedWindows& windows, std::size_t i) : windows_(windows), point_(i), bytes(windows.take(i)) {}
+        ~Use() { windows_.give_back(point_); }
+        Use(const Use&) = delete;
+        Use& operator=(const Use&) = delete;
+
+    private:
+        SharedWindows& windows_;
+        std::size_t point_;
+
+    public:
+        const std::span<const std::uint8_t> bytes;
+    };
 
     /// Packed windows inflated so far, and those held now (inflated and not yet let go).
     [[nodiscard]] std::uint64_t inflated() const noexcept { return inflated_.load(std::memory_order_relaxed); }
     [[nodiscard]] std::size_t held() const;
 
 private:
+    std::span<const std::uint8_t> take(std::size_t i);
+    void give_back(std::size_t i) noexcept;
+
     // A packed window in use: made on the first take, dropped when nobody holds it and
     // both of its uses are spent.  Slots live in a map (only the points in use: a read of
     // one span costs nothing per point of a large index), each with its own lock for
