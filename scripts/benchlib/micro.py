@@ -27,7 +27,8 @@ def add_arguments(p):
 
 def micro(command):
     """build/micro (the pieces) and build/library_calls (the library's stream against its
-    one-shot call, packages.txt and linux-source-100M.tar, levels 1 and 6)."""
+    one-shot call, and its indexed reads, packages.txt and linux-source-100M.tar, levels 1
+    and 6)."""
     runs = []
     for exe, extra in (("micro", []), ("library_calls", ["--benchmark_filter=packages|100M"])):
         path = os.path.join(C.ROOT, "build", exe)
@@ -59,7 +60,11 @@ def micro(command):
               "cost from above (it includes priming each chunk's match finder from the 32 KiB before it). "
               "`lib_stream` writes 1 MiB pieces to a `StreamCompressor`; against `lib_buffer` (one-shot "
               "`compress()` of the same file) it shows what draining the graph whenever the stream's window "
-              "fills costs (see DESIGN.md, \"The library\")."]
+              "fills costs (see DESIGN.md, \"The library\"). `lib_read_seq` reads the whole file through "
+              "an `IndexedReader` (its index a point every 4 MiB) in 64 KiB reads one after another, "
+              "`lib_read_rand` 256 such reads at random offsets: the reader goes on from where the last read "
+              "stopped, so the first runs at decompression's speed, and a random read costs decoding from its "
+              "point, half a span on average."]
     return C.block("micro", lines)
 
 

@@ -109,101 +109,117 @@ void MemberCheck::add(const MemberPiece& p) {
     ++members_;
 }
 
-void SpanDecoder::decode(std::size_t i, SpanReceiver& out) const {
-    const Index& index = index_;
-    const SeekPoint& from = index.points[i];
-    const bool last = i + 1 == index.points.size();
-    const SeekPoint* to = last ? nullptr : &index.points[i + 1];
+void SpanDecoder::decode(std::size_t i, SpanReceiver& out) const { SpanCursor(*this, i).run(out); }
+
+SpanCursor::SpanCursor(const SpanDecoder& decoder, std::size_t i)
+    : decoder_(decoder),
+      i_(i),
+      from_(decoder.index_.points[i]),
+      to_(i + 1 < decoder.index_.points.size() ? &decoder.index_.points[i + 1] : nullptr),
+      line_(std::make_unique<inflate::IsalLine>()) {
+    const Index& index = decoder.index_;
     // The span's size, when the index says it.  (No more than DEFLATE's densest coding,
     // 1032:1, can give: an index cannot make the decoder run on.)
-    const bool sized = to || (index.uncompressed_size != 0 && index.uncompressed_size >= from.uncompressed);
-    const u64 expected = !sized ? 0 : to ? to->uncompressed - from.uncompressed : index.uncompressed_size - from.uncompressed;
-    const u64 compressed = ((to ? to->compressed_bit : 8 * u64(in_.size())) - from.compressed_bit) / 8 + 1;
-    if (expected > compressed * 1032 + kWindowSize) mismatch(i + 1, "its data is longer than the compressed bytes can hold");
-    // The next point's window is the span's last bytes: [window_at, expected) of it.
-    std::optional<SharedWindows::Use> next;
-    if (to) next.emplace(windows_, i + 1);
-    const std::span<const u8> window = next ? next->bytes : std::span<const u8>();
-    const u64 window_size = std::min<u64>(window.size(), expected);
-    const u64 window_at = expected - window_size;
-    u64 produced = 0;
-    bool receiving = false;  // inside a call of `out`: its errors are its own
-    const auto give = [&](auto&& call) {
-        receiving = true;
-        call();
-        receiving = false;
-    };
-    MemberPiece piece;
-    const auto emit = [&](std::span<const u8> b) {
-        if (sized && produced + b.size() > expected) mismatch(i + 1, "the data before it is longer than the index says");
-        const u64 end = produced + b.size();
-        if (window_size != 0 && end > window_at) {
-            const u64 o = std::max(produced, window_at);
-            if (std::memcmp(b.data() + (o - produced), window.data() + (window.size() - window_size) + (o - window_at),
-                            std::size_t(end - o)) != 0)
-                mismatch(i + 1, "its window is not the data before it");
-        }
-        piece.crc = crc32(piece.crc, b);
-        piece.size += b.size();
-        produced = end;
-        give([&] { out.bytes(b); });
-    };
-    inflate::IsalLine line;
+    sized_ = to_ || (index.uncompressed_size != 0 && index.uncompressed_size >= from_.uncompressed);
+    expected_ = !sized_ ? 0 : to_ ? to_->uncompressed - from_.uncompressed : index.uncompressed_size - from_.uncompressed;
+    const u64 compressed = ((to_ ? to_->compressed_bit : 8 * u64(decoder.in_.size())) - from_.compressed_bit) / 8 + 1;
+    if (expected_ > compressed * 1032 + kWindowSize)
+        mismatch(i + 1, "its data is longer than the compressed bytes can hold");
+    // The next point's window is the span's last bytes: [window_at_, expected_) of it.
+    if (to_) next_.emplace(decoder.windows_, i + 1);
+    window_ = next_ ? next_->bytes : std::span<const u8>();
+    window_size_ = std::min<u64>(window_.size(), expected_);
+    window_at_ = expected_ - window_size_;
+}
+
+SpanCursor::~SpanCursor() = default;
+
+void SpanCursor::emit(std::span<const u8> b) {
+    if (sized_ && produced_ + b.size() > expected_) mismatch(i_ + 1, "the data before it is longer than the index says");
+    const u64 end = produced_ + b.size();
+    if (window_size_ != 0 && end > window_at_) {
+        const u64 o = std::max(produced_, window_at_);
+        if (std::memcmp(b.data() + (o - produced_), window_.data() + (window_.size() - window_size_) + (o - window_at_),
+                        std::size_t(end - o)) != 0)
+            mismatch(i_ + 1, "its window is not the data before it");
+    }
+    piece_.crc = crc32(piece_.crc, b);
+    piece_.size += b.size();
+    produced_ = end;
+    give([&] { out_->bytes(b); });
+}
+
+bool SpanCursor::run(SpanReceiver& out) {
+    if (done_) return true;
+    out_ = &out;
     try {
-        give([&] { line.output_into(out.room()); });
-        {
-            const SharedWindows::Use start(windows_, i);
-            line.start(in_, from.compressed_bit, start.bytes);  // (ISA-L keeps a copy)
-        }
-        for (;;) {
-            if (to) {
-                if (line.run_to_boundary(to->compressed_bit, emit)) break;
-            } else {
-                line.run_until(in_.size(), emit);
-            }
-            if (line.output_full()) {
-                if (out.satisfied()) return;  // (a range: what follows is not wanted)
-                give([&] { line.output_into(out.room()); });
-                continue;
-            }
-            if (!line.ended()) {
-                if (!to) inflate::throw_corrupt(Format::gzip, 0);
-                mismatch(i + 1, "no block of the file starts there");
-            }
-            // The member ended: its trailer, then the next member's header.
-            const std::size_t end = line.end_byte();
-            if (end + core::kGzipFooterSize > in_.size()) inflate::throw_corrupt(Format::gzip, 0);
-            piece.ends_member = true;
-            piece.trailer_crc = core::get_le32(in_.data() + end);
-            piece.trailer_size = core::get_le32(in_.data() + end + 4);
-            give([&] { out.piece(piece); });
-            piece = {};
-            const std::size_t next = end + core::kGzipFooterSize;
-            if (next >= in_.size()) {
-                if (!to) break;
-                mismatch(i + 1, "it lies past the end of the data");
-            }
-            const std::size_t body = inflate::gzip_header_end(in_, next, 1);
-            if (to && 8 * u64(body) >= to->compressed_bit) {
-                if (8 * u64(body) == to->compressed_bit) break;
-                mismatch(i + 1, "no block of the file starts there");
-            }
-            line.start(in_, 8 * u64(body), {});
-        }
+        decode();
     } catch (const Error& e) {
-        if (receiving || dynamic_cast<const IndexError*>(&e)) throw;
+        if (receiving_ || dynamic_cast<const IndexError*>(&e)) throw;
         // Data that does not decode from a point the index gives: the index is for
         // another file, or the file is damaged.
-        throw IndexError(std::string("cannot decode from point ") + std::to_string(i) + " of the index (" + e.what() +
+        throw IndexError(std::string("cannot decode from point ") + std::to_string(i_) + " of the index (" + e.what() +
                          "): the index does not match the file, or the file is damaged");
     }
-    if (sized && produced != expected) {
-        if (!to) throw IndexError("the index says the data has " + std::to_string(index.uncompressed_size) + " bytes; it has " +
-                                  std::to_string(from.uncompressed + produced));
-        mismatch(i + 1, "the data before it is " + std::to_string(from.uncompressed + produced) +
-                            " bytes, the index says " + std::to_string(to->uncompressed));
+    if (!done_) return false;
+    if (sized_ && produced_ != expected_) {
+        if (!to_)
+            throw IndexError("the index says the data has " + std::to_string(decoder_.index_.uncompressed_size) +
+                             " bytes; it has " + std::to_string(from_.uncompressed + produced_));
+        mismatch(i_ + 1, "the data before it is " + std::to_string(from_.uncompressed + produced_) +
+                             " bytes, the index says " + std::to_string(to_->uncompressed));
     }
-    if (piece.size != 0) out.piece(piece);
+    if (piece_.size != 0) out.piece(piece_);
+    return true;
+}
+
+// Decodes until the receiver is satisfied at a room's end, or to the span's end (done_).
+void SpanCursor::decode() {
+    const std::span<const u8> in = decoder_.in_;
+    inflate::IsalLine& line = *line_;
+    const auto emit = [this](std::span<const u8> b) { this->emit(b); };
+    give([&] { line.output_into(out_->room()); });
+    if (!started_) {
+        const SharedWindows::Use start(decoder_.windows_, i_);
+        line.start(in, from_.compressed_bit, start.bytes);  // (ISA-L keeps a copy)
+        started_ = true;
+    }
+    for (;;) {
+        if (to_) {
+            if (line.run_to_boundary(to_->compressed_bit, emit)) break;
+        } else {
+            line.run_until(in.size(), emit);
+        }
+        if (line.output_full()) {
+            if (out_->satisfied()) return;  // (a range: what follows is not wanted now)
+            give([&] { line.output_into(out_->room()); });
+            continue;
+        }
+        if (!line.ended()) {
+            if (!to_) inflate::throw_corrupt(Format::gzip, 0);
+            mismatch(i_ + 1, "no block of the file starts there");
+        }
+        // The member ended: its trailer, then the next member's header.
+        const std::size_t end = line.end_byte();
+        if (end + core::kGzipFooterSize > in.size()) inflate::throw_corrupt(Format::gzip, 0);
+        piece_.ends_member = true;
+        piece_.trailer_crc = core::get_le32(in.data() + end);
+        piece_.trailer_size = core::get_le32(in.data() + end + 4);
+        give([&] { out_->piece(piece_); });
+        piece_ = {};
+        const std::size_t next = end + core::kGzipFooterSize;
+        if (next >= in.size()) {
+            if (!to_) break;
+            mismatch(i_ + 1, "it lies past the end of the data");
+        }
+        const std::size_t body = inflate::gzip_header_end(in, next, 1);
+        if (to_ && 8 * u64(body) >= to_->compressed_bit) {
+            if (8 * u64(body) == to_->compressed_bit) break;
+            mismatch(i_ + 1, "no block of the file starts there");
+        }
+        line.start(in, 8 * u64(body), {});
+    }
+    done_ = true;
 }
 
 }  // namespace flowdeflate::index

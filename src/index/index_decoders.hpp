@@ -9,10 +9,14 @@
 //                       claims: where the span ends, how much it holds, the next point's
 //                       window; each member's CRC-32 and size are checked by the caller
 //                       from the spans' pieces (crc_combine.hpp).  The parallel decoder
-//                       (graph/indexed_inflate.hpp) and random access both run it.
+//                       (graph/indexed_inflate.hpp) and random access both run it;
+//   SpanCursor          the same decoding stopped and gone on with: IndexedReader keeps
+//                       one between reads.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,6 +24,10 @@
 #include "flowdeflate/core.hpp"
 #include "flowdeflate/index.hpp"
 #include "index/windows.hpp"
+
+namespace flowdeflate::inflate {
+class IsalLine;
+}
 
 namespace flowdeflate::index {
 
@@ -73,6 +81,8 @@ private:
     std::uint64_t members_ = 0;
 };
 
+class SpanCursor;
+
 class SpanDecoder {
 public:
     /// Decodes the spans of @p index in the gzip file @p in (both outlive it), from any
@@ -89,9 +99,56 @@ public:
     [[nodiscard]] const SharedWindows& windows() const noexcept { return windows_; }
 
 private:
+    friend class SpanCursor;
     std::span<const std::uint8_t> in_;
     const Index& index_;
     mutable SharedWindows windows_;  // (its own lock)
+};
+
+/// A span's decoding that stops and goes on: SpanDecoder::decode() is one cursor run to
+/// the span's end.  run() decodes into @p out until @p out is satisfied at the end of a
+/// room (false: the span goes on, and the next run(), with any receiver, goes on from the
+/// next byte) or the span is done and checked (true).  Random access keeps one between
+/// reads, so that a read that starts where the last one stopped does not decode from the
+/// point again.
+class SpanCursor {
+public:
+    SpanCursor(const SpanDecoder& decoder, std::size_t i);
+    ~SpanCursor();
+    SpanCursor(const SpanCursor&) = delete;
+    SpanCursor& operator=(const SpanCursor&) = delete;
+
+    bool run(SpanReceiver& out);
+    [[nodiscard]] std::size_t span() const noexcept { return i_; }
+    /// The offset in the data of the next byte run() hands over.
+    [[nodiscard]] std::uint64_t position() const noexcept { return from_.uncompressed + produced_; }
+    /// The span is decoded to its end.
+    [[nodiscard]] bool done() const noexcept { return done_; }
+
+private:
+    void emit(std::span<const std::uint8_t> b);
+    template <class F>
+    void give(F&& call) {  // a call of the receiver: its errors are its own
+        receiving_ = true;
+        call();
+        receiving_ = false;
+    }
+    void decode();
+
+    const SpanDecoder& decoder_;
+    const std::size_t i_;
+    const SeekPoint& from_;
+    const SeekPoint* const to_;  // null after the last point
+    bool sized_ = false;         // the span's size is known: expected_
+    std::uint64_t expected_ = 0;
+    std::optional<SharedWindows::Use> next_;  // the next point's window: the span's last bytes
+    std::span<const std::uint8_t> window_;
+    std::uint64_t window_size_ = 0, window_at_ = 0;  // [window_at_, expected_) of the span
+    std::uint64_t produced_ = 0;
+    MemberPiece piece_;
+    std::unique_ptr<inflate::IsalLine> line_;
+    SpanReceiver* out_ = nullptr;
+    bool started_ = false, done_ = false, receiving_ = false;
 };
 
 }  // namespace flowdeflate::index

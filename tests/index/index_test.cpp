@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <thread>
+#include <atomic>
 #include <vector>
 
 #include "flowdeflate/compress.hpp"
@@ -391,6 +393,46 @@ TEST(Index, IndexedReaderReadsAnyStretch) {
             EXPECT_TRUE(std::equal(buf.begin(), buf.begin() + std::ptrdiff_t(n), data.begin() + std::ptrdiff_t(offset)));
         }
     }
+}
+
+// Reads one after another go on from where the last stopped (the reader keeps its span's
+// decoding): in pieces of odd sizes across the points, then backwards, past the end, and
+// from several threads at once (those that find the kept decoding busy decode on their own).
+TEST(Index, IndexedReaderReadsOneAfterAnotherAndFromThreads) {
+    const Bytes data = testing::mixed(1700000, 21);
+    Index index;
+    TempFile file(compressed_with_index(data, index, 150000, 3));
+    ASSERT_GT(index.points.size(), 8u);
+    const IndexedReader reader(file.path(), index);
+    const auto same = [&](std::uint64_t offset, const Bytes& got, std::size_t n) {
+        return n == std::min<std::uint64_t>(got.size(), data.size() - std::min<std::uint64_t>(offset, data.size())) &&
+               std::equal(got.begin(), got.begin() + std::ptrdiff_t(n), data.begin() + std::ptrdiff_t(offset));
+    };
+    for (const std::size_t piece : {std::size_t(70001), std::size_t(4096), std::size_t(300000)}) {
+        Bytes buf(piece);
+        for (std::uint64_t at = 0; at < data.size(); at += piece)
+            ASSERT_TRUE(same(at, buf, reader.read_at(at, buf))) << piece << " at " << at;
+    }
+    Bytes one(1);  // a byte on each side of every point, in order, then in reverse
+    for (const SeekPoint& p : index.points)
+        for (const std::uint64_t at : {p.uncompressed - std::min<std::uint64_t>(p.uncompressed, 1), p.uncompressed})
+            ASSERT_TRUE(same(at, one, reader.read_at(at, one))) << at;
+    Bytes buf(50000);
+    for (std::uint64_t at = data.size() + 1000; at >= 25000; at -= 25000)
+        ASSERT_TRUE(same(at, buf, reader.read_at(at, buf))) << at;
+    std::vector<std::thread> threads;
+    std::atomic<int> wrong{0};
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            Bytes b(33333 + t);
+            std::mt19937_64 rng{std::uint64_t(t)};
+            for (int k = 0; k < 40; ++k) {
+                const std::uint64_t at = k % 2 ? rng() % data.size() : std::uint64_t(k) * 40000;
+                if (!same(at, b, reader.read_at(at, b))) ++wrong;
+            }
+        });
+    for (std::thread& t : threads) t.join();
+    EXPECT_EQ(wrong.load(), 0);
 }
 
 // A gztool index read with its windows left packed decodes the same on any thread count
