@@ -54,7 +54,9 @@ struct IndexedReader::Impl {
     Index index;
     void* map = nullptr;
     std::size_t size = 0;
-    std::optional<index::SpanDecoder> decoder;  // once mapped and checked
+    // The cursor's decoder: one per cursor, so that the windows a cursor took are let go
+    // with it (SharedWindows keeps a window until both of its spans have used it).
+    std::optional<index::SpanDecoder> decoder;
     // The decoding kept between reads, under `mutex`: the cursor, and its last piece,
     // which holds the data's bytes [piece_at, piece_at + piece_size).
     std::mutex mutex;
@@ -65,6 +67,8 @@ struct IndexedReader::Impl {
 
     [[nodiscard]] std::span<const u8> bytes() const { return {static_cast<const u8*>(map), size}; }
     ~Impl() {
+        cursor.reset();  // (reads the mapping)
+        decoder.reset();
         if (map) ::munmap(map, size);
     }
 
@@ -86,9 +90,13 @@ struct IndexedReader::Impl {
                                                 [](std::uint64_t o, const SeekPoint& p) { return o < p.uncompressed; });
             const std::size_t span = std::size_t(after - index.points.begin()) - 1;
             if (cursor && cursor->span() == span && cursor->done() && at >= cursor->position()) break;  // the data's end
+            // (A cursor left at its span's end without being run once more is dropped here
+            // with the span's last checks, where the next point starts, unmade: a range does
+            // the same, and the next span checks its own start.)
             if (!cursor || cursor->span() != span || cursor->done() || at < cursor->position()) {
                 cursor.reset();
                 piece_size = 0;
+                decoder.emplace(bytes(), index);
                 cursor = std::make_unique<index::SpanCursor>(*decoder, span);
             }
             PieceReceiver receiver({piece.get(), kPiece});
@@ -118,7 +126,6 @@ IndexedReader::IndexedReader(const std::filesystem::path& gz, Index index) : imp
     if (map == MAP_FAILED) throw Error(gz.string() + ": " + std::strerror(errno));
     impl_->map = map;
     index::check_index_fits(impl_->index, impl_->bytes());
-    impl_->decoder.emplace(impl_->bytes(), impl_->index);
 }
 
 IndexedReader::IndexedReader(const std::filesystem::path& gz, const std::filesystem::path& index_file)

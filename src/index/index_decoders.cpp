@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 
 #include "core/framing.hpp"
 #include "inflate/crc_combine.hpp"
@@ -150,8 +151,11 @@ void SpanCursor::emit(std::span<const u8> b) {
 }
 
 bool SpanCursor::run(SpanReceiver& out) {
+    if (spent_) throw std::logic_error("SpanCursor::run() after an error");
     if (done_) return true;
     out_ = &out;
+    receiving_ = false;
+    spent_ = true;  // until this run returns
     try {
         decode();
     } catch (const Error& e) {
@@ -161,7 +165,10 @@ bool SpanCursor::run(SpanReceiver& out) {
         throw IndexError(std::string("cannot decode from point ") + std::to_string(i_) + " of the index (" + e.what() +
                          "): the index does not match the file, or the file is damaged");
     }
-    if (!done_) return false;
+    if (!done_) {
+        spent_ = false;
+        return false;
+    }
     if (sized_ && produced_ != expected_) {
         if (!to_)
             throw IndexError("the index says the data has " + std::to_string(decoder_.index_.uncompressed_size) +
@@ -170,6 +177,7 @@ bool SpanCursor::run(SpanReceiver& out) {
                              " bytes, the index says " + std::to_string(to_->uncompressed));
     }
     if (piece_.size != 0) out.piece(piece_);
+    spent_ = false;
     return true;
 }
 

@@ -108,9 +108,10 @@ private:
 /// A span's decoding that stops and goes on: SpanDecoder::decode() is one cursor run to
 /// the span's end.  run() decodes into @p out until @p out is satisfied at the end of a
 /// room (false: the span goes on, and the next run(), with any receiver, goes on from the
-/// next byte) or the span is done and checked (true).  Random access keeps one between
-/// reads, so that a read that starts where the last one stopped does not decode from the
-/// point again.
+/// next byte) or the span is done and checked (true).  Member pieces count every byte since
+/// the last one, whichever run handed them over.  A cursor whose run() threw is spent (a
+/// further run() is a logic_error).  Random access keeps one between reads, so that a read
+/// that starts where the last one stopped does not decode from the point again.
 class SpanCursor {
 public:
     SpanCursor(const SpanDecoder& decoder, std::size_t i);
@@ -148,7 +149,7 @@ private:
     MemberPiece piece_;
     std::unique_ptr<inflate::IsalLine> line_;
     SpanReceiver* out_ = nullptr;
-    bool started_ = false, done_ = false, receiving_ = false;
+    bool started_ = false, done_ = false, receiving_ = false, spent_ = false;
 };
 
 }  // namespace flowdeflate::index

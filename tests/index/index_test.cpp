@@ -396,43 +396,118 @@ TEST(Index, IndexedReaderReadsAnyStretch) {
 }
 
 // Reads one after another go on from where the last stopped (the reader keeps its span's
-// decoding): in pieces of odd sizes across the points, then backwards, past the end, and
-// from several threads at once (those that find the kept decoding busy decode on their own).
+// decoding, spans of ~400 KB across members' ends against its 256 KiB piece): in pieces of
+// odd sizes, a byte on each side of every point, backwards, past the end, and from several
+// threads at once (those that find the kept decoding busy decode on their own); opened
+// with the index and with its file (windows inflated as reads need them).
 TEST(Index, IndexedReaderReadsOneAfterAnotherAndFromThreads) {
-    const Bytes data = testing::mixed(1700000, 21);
-    Index index;
-    TempFile file(compressed_with_index(data, index, 150000, 3));
-    ASSERT_GT(index.points.size(), 8u);
-    const IndexedReader reader(file.path(), index);
+    const Members m(41);
+    const Bytes& data = m.data;
+    ASSERT_GE(m.index.points.size(), 4u);
+    for (std::size_t i = 1; i < m.index.points.size(); ++i)  // (each span more than one piece)
+        ASSERT_GT(m.index.points[i].uncompressed - m.index.points[i - 1].uncompressed, std::uint64_t(300000));
+    TempFile file(m.gz);
+    TempFile index_file(write_index(m.index, IndexFormat::gztool));
+    const IndexedReader with_index(file.path(), m.index), with_file(file.path(), index_file.path());
     const auto same = [&](std::uint64_t offset, const Bytes& got, std::size_t n) {
         return n == std::min<std::uint64_t>(got.size(), data.size() - std::min<std::uint64_t>(offset, data.size())) &&
                std::equal(got.begin(), got.begin() + std::ptrdiff_t(n), data.begin() + std::ptrdiff_t(offset));
     };
-    for (const std::size_t piece : {std::size_t(70001), std::size_t(4096), std::size_t(300000)}) {
-        Bytes buf(piece);
-        for (std::uint64_t at = 0; at < data.size(); at += piece)
-            ASSERT_TRUE(same(at, buf, reader.read_at(at, buf))) << piece << " at " << at;
+    for (const IndexedReader* reader : {&with_index, &with_file}) {
+        ASSERT_EQ(reader->size(), data.size());
+        for (const std::size_t piece : {std::size_t(70001), std::size_t(4096), std::size_t(300000)}) {
+            Bytes buf(piece);
+            for (std::uint64_t at = 0; at < data.size(); at += piece)
+                ASSERT_TRUE(same(at, buf, reader->read_at(at, buf))) << piece << " at " << at;
+        }
+        Bytes one(1);
+        for (const SeekPoint& p : m.index.points)
+            for (const std::uint64_t at : {p.uncompressed - std::min<std::uint64_t>(p.uncompressed, 1), p.uncompressed})
+                ASSERT_TRUE(same(at, one, reader->read_at(at, one))) << at;
+        Bytes buf(50000);
+        for (std::uint64_t at = data.size() + 1000; at >= 25000; at -= 25000)
+            ASSERT_TRUE(same(at, buf, reader->read_at(at, buf))) << at;
+        std::vector<std::thread> threads;
+        std::atomic<int> wrong{0};
+        for (int t = 0; t < 4; ++t)
+            threads.emplace_back([&, t] {
+                Bytes b(33333 + std::size_t(t));
+                std::mt19937_64 rng{std::uint64_t(t)};
+                for (int k = 0; k < 40; ++k) {
+                    const std::uint64_t at = k % 2 ? rng() % data.size() : std::uint64_t(k) * 40000;
+                    if (!same(at, b, reader->read_at(at, b))) ++wrong;
+                }
+            });
+        for (std::thread& t : threads) t.join();
+        EXPECT_EQ(wrong.load(), 0);
     }
-    Bytes one(1);  // a byte on each side of every point, in order, then in reverse
-    for (const SeekPoint& p : index.points)
-        for (const std::uint64_t at : {p.uncompressed - std::min<std::uint64_t>(p.uncompressed, 1), p.uncompressed})
-            ASSERT_TRUE(same(at, one, reader.read_at(at, one))) << at;
-    Bytes buf(50000);
-    for (std::uint64_t at = data.size() + 1000; at >= 25000; at -= 25000)
-        ASSERT_TRUE(same(at, buf, reader.read_at(at, buf))) << at;
-    std::vector<std::thread> threads;
-    std::atomic<int> wrong{0};
-    for (int t = 0; t < 4; ++t)
-        threads.emplace_back([&, t] {
-            Bytes b(33333 + t);
-            std::mt19937_64 rng{std::uint64_t(t)};
-            for (int k = 0; k < 40; ++k) {
-                const std::uint64_t at = k % 2 ? rng() % data.size() : std::uint64_t(k) * 40000;
-                if (!same(at, b, reader.read_at(at, b))) ++wrong;
-            }
-        });
-    for (std::thread& t : threads) t.join();
-    EXPECT_EQ(wrong.load(), 0);
+}
+
+// A span decoded by a cursor in many runs, each into a 4 KiB room of one of two receivers in
+// turn, hands over the bytes and member pieces of one decode() to its end, and then checks
+// the same; a cursor whose run threw is spent.
+TEST(Index, SpanCursorGoesOnWhereItStopped) {
+    const Members m(43);
+    struct Collect final : index::SpanReceiver {
+        Bytes room_bytes = Bytes(4096);
+        Bytes* bytes_out;
+        std::vector<index::MemberPiece>* pieces_out;
+        Collect(Bytes& b, std::vector<index::MemberPiece>& p) : bytes_out(&b), pieces_out(&p) {}
+        std::span<std::uint8_t> room() override { return room_bytes; }
+        void bytes(std::span<const std::uint8_t> b) override { bytes_out->insert(bytes_out->end(), b.begin(), b.end()); }
+        void piece(const index::MemberPiece& p) override { pieces_out->push_back(p); }
+        [[nodiscard]] bool satisfied() const override { return true; }
+    };
+    struct Whole final : index::SpanReceiver {
+        Bytes room_bytes = Bytes(1 << 16), out;
+        std::vector<index::MemberPiece> pieces;
+        std::span<std::uint8_t> room() override { return room_bytes; }
+        void bytes(std::span<const std::uint8_t> b) override { out.insert(out.end(), b.begin(), b.end()); }
+        void piece(const index::MemberPiece& p) override { pieces.push_back(p); }
+    };
+    const auto same_pieces = [](const std::vector<index::MemberPiece>& a, const std::vector<index::MemberPiece>& b) {
+        return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+                   return x.crc == y.crc && x.size == y.size && x.ends_member == y.ends_member &&
+                          x.trailer_crc == y.trailer_crc && x.trailer_size == y.trailer_size;
+               });
+    };
+    const index::SpanDecoder decoder(m.gz, m.index);
+    std::size_t ends = 0;
+    for (std::size_t i = 0; i < m.index.points.size(); ++i) {
+        Whole whole;
+        decoder.decode(i, whole);
+        Bytes got;
+        std::vector<index::MemberPiece> pieces;
+        Collect a(got, pieces), b(got, pieces);
+        index::SpanCursor cursor(decoder, i);
+        std::size_t runs = 0;
+        while (!cursor.run(runs % 2 ? b : a)) {
+            ++runs;
+            ASSERT_EQ(cursor.position(), m.index.points[i].uncompressed + got.size()) << "span " << i;
+        }
+        EXPECT_GT(runs, 20u) << "span " << i;
+        EXPECT_TRUE(cursor.done());
+        EXPECT_TRUE(cursor.run(a));  // (nothing more)
+        EXPECT_TRUE(got == whole.out) << "span " << i;
+        EXPECT_TRUE(same_pieces(pieces, whole.pieces)) << "span " << i;
+        for (const auto& p : pieces) ends += p.ends_member ? 1 : 0;
+    }
+    EXPECT_EQ(ends, m.member_end.size());
+    // Damage inside span 2's data: the cursor's run that meets it throws, and it is spent.
+    Bytes bad = m.gz;
+    const std::size_t at = std::size_t(m.index.points[2].compressed_bit / 8) + 20000;
+    for (std::size_t k = 0; k < 64; ++k) bad[at + k] ^= 0xA5;
+    const index::SpanDecoder bad_decoder(bad, m.index);
+    index::SpanCursor cursor(bad_decoder, 2);
+    Bytes got;
+    std::vector<index::MemberPiece> pieces;
+    Collect a(got, pieces);
+    const auto run_to_end = [&] {
+        while (!cursor.run(a)) {
+        }
+    };
+    EXPECT_THROW(run_to_end(), IndexError);
+    EXPECT_THROW(cursor.run(a), std::logic_error);
 }
 
 // A gztool index read with its windows left packed decodes the same on any thread count
