@@ -9,6 +9,8 @@
 //                       point every 4 MiB), read whole in 64 KiB reads one after another
 //   lib_read_rand/L/file the same reader, 256 reads of 64 KiB at random offsets (bytes
 //                       per second: those read)
+//   lib_read_turns/L/file the same reader, the file read whole by three readers taking
+//                       turns, each through its third in 64 KiB reads
 //
 // The compressions run the parallel graph with all cores (levels 1-9).  Corpus:
 // FLOWDEFLATE_CORPUS or build/corpus (files up to 200 MB).  Levels: FLOWDEFLATE_BENCH_LEVELS
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -94,6 +97,27 @@ void bm_read_sequential(benchmark::State& state, std::filesystem::path path, int
     state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(file.size));
 }
 
+void bm_read_turns(benchmark::State& state, std::filesystem::path path, int level) {
+    const IndexedFile file(path, level);
+    const flowdeflate::IndexedReader reader(file.gz, file.gzi);
+    std::vector<std::uint8_t> buf(kRead);
+    for (auto _ : state) {
+        std::array<std::uint64_t, 3> at{0, file.size / 3, 2 * (file.size / 3)};
+        const std::array<std::uint64_t, 3> end{at[1], at[2], file.size};
+        for (bool more = true; more;) {
+            more = false;
+            for (std::size_t k = 0; k < at.size(); ++k)
+                if (at[k] < end[k]) {
+                    buf.resize(std::size_t(std::min<std::uint64_t>(kRead, end[k] - at[k])));
+                    benchmark::DoNotOptimize(reader.read_at(at[k], buf));
+                    at[k] += buf.size();
+                    more = true;
+                }
+        }
+    }
+    state.SetBytesProcessed(std::int64_t(state.iterations()) * std::int64_t(file.size));
+}
+
 void bm_read_random(benchmark::State& state, std::filesystem::path path, int level) {
     const IndexedFile file(path, level);
     const flowdeflate::IndexedReader reader(file.gz, file.gzi);
@@ -121,6 +145,8 @@ int main(int argc, char** argv) {
             benchmark::RegisterBenchmark(stream_name.c_str(), bm_stream, f, level)
                 ->UseRealTime()->Unit(benchmark::kMillisecond);
             benchmark::RegisterBenchmark(std::string("lib_read_seq").append(id).c_str(), bm_read_sequential, f, level)
+                ->UseRealTime()->Unit(benchmark::kMillisecond);
+            benchmark::RegisterBenchmark(std::string("lib_read_turns").append(id).c_str(), bm_read_turns, f, level)
                 ->UseRealTime()->Unit(benchmark::kMillisecond);
             benchmark::RegisterBenchmark(std::string("lib_read_rand").append(id).c_str(), bm_read_random, f, level)
                 ->UseRealTime()->Unit(benchmark::kMillisecond);

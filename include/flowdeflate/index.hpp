@@ -97,11 +97,11 @@ void write_index_file(const Index& index, IndexFormat format, const std::filesys
 Index read_index_file(const std::filesystem::path& path, IndexWindows windows = IndexWindows::inflated);
 
 /// Random access to a gzip file through its index: any stretch of the data, decoded from
-/// the last seek point before it, or from where the last read stopped when it starts at or
-/// after that in the same span: a file read in pieces one after another is decoded once.
-/// The file is mapped (not read) when opened; the index must fit it (IndexError otherwise:
-/// its first point, its sizes).  read_at() may be called from several threads at once (a
-/// read made while another is under way decodes from its point).
+/// the last seek point before it, or from where an earlier read stopped when it starts at
+/// or after that in the same span: a file read in pieces one after another is decoded
+/// once, and so are up to four such readers taking turns.  The file is mapped (not read)
+/// when opened; the index must fit it (IndexError otherwise: its first point, its sizes).
+/// read_at() may be called from several threads at once.
 class IndexedReader {
 public:
     IndexedReader(const std::filesystem::path& gz, Index index);

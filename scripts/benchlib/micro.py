@@ -62,9 +62,10 @@ def micro(command):
               "`compress()` of the same file) it shows what draining the graph whenever the stream's window "
               "fills costs (see DESIGN.md, \"The library\"). `lib_read_seq` reads the whole file through "
               "an `IndexedReader` (its index a point every 4 MiB) in 64 KiB reads one after another, "
-              "`lib_read_rand` 256 such reads at random offsets: the reader goes on from where the last read "
-              "stopped, so the first runs at decompression's speed, and a random read costs decoding from its "
-              "point, half a span on average."]
+              "`lib_read_turns` the same by three readers taking turns (each through a third), "
+              "`lib_read_rand` 256 such reads at random offsets: the reader goes on from where a read "
+              "stopped (it keeps four decodings), so the first two run at decompression's speed, and a random "
+              "read costs decoding from its point, half a span on average."]
     return C.block("micro", lines)
 
 

@@ -2,19 +2,23 @@
 // read decoded from the last seek point before it, or from where the read before it
 // stopped.
 //
-// The reader keeps one span's decoding in progress (index::SpanCursor) with the last piece
-// it decoded: a read inside that piece is a copy, one at or after its end in the same span
-// goes on decoding from there, anything else starts a new cursor at the last point before
-// it.  So a file read in small pieces one after another is decoded once, as indexed_gzip's
-// reader does, instead of once per read from its point (32 times over for 64 KiB reads
-// with a point every 4 MiB).  A read made while another thread's holds the cursor decodes
-// on its own from its point (graph::read_range()), as every read did before.
+// The reader keeps up to four spans' decodings in progress (index::SpanCursor), each with
+// the last piece it decoded: a read inside a piece is a copy, one at or after a cursor's
+// position in its span goes on decoding from there, anything else restarts the free
+// decoding used least recently at the last point before it.  So a file read in small
+// pieces one after another is decoded once, as indexed_gzip's reader does, instead of once
+// per read from its point (32 times over for 64 KiB reads with a point every 4 MiB), and
+// so are up to four such readers taking turns or reading from threads at once.  A read
+// that finds every kept decoding busy decodes on its own from its point
+// (graph::read_range()).
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -46,71 +50,128 @@ private:
     std::span<u8> piece_;
 };
 
+// The span that holds offset @p at of the data: the last point at or before it.
+std::size_t span_of(const Index& index, std::uint64_t at) {
+    const auto after = std::upper_bound(index.points.begin(), index.points.end(), at,
+                                        [](std::uint64_t o, const SeekPoint& p) { return o < p.uncompressed; });
+    return std::size_t(after - index.points.begin()) - 1;
+}
+
+// One decoding kept between reads: a cursor and its last piece, which holds the data's
+// bytes [piece_at, piece_at + piece_size).  Used under its mutex.
+class Kept {
+public:
+    static constexpr std::size_t kPiece = std::size_t(1) << 18;
+
+    std::mutex mutex;
+    std::atomic<std::uint64_t> used{0};  // when it last served a read (the reader's clock)
+
+    /// Whether a read from @p at (in span @p span) is a copy from the piece or goes on from
+    /// the cursor.
+    [[nodiscard]] bool serves(std::uint64_t at, std::size_t span) const {
+        return (at >= piece_at_ && at - piece_at_ < piece_size_) ||
+               (cursor_ && cursor_->span() == span && !cursor_->done() && at >= cursor_->position());
+    }
+
+    std::size_t read(std::span<const u8> in, const Index& index, std::uint64_t offset, std::span<u8> out) {
+        if (!piece_) piece_ = std::make_unique_for_overwrite<u8[]>(kPiece);
+        std::size_t done = 0;
+        while (done < out.size()) {
+            const std::uint64_t at = offset + done;
+            if (at >= piece_at_ && at - piece_at_ < piece_size_) {
+                const std::size_t from = std::size_t(at - piece_at_);
+                const std::size_t n = std::min(piece_size_ - from, out.size() - done);
+                std::memcpy(out.data() + done, piece_.get() + from, n);
+                done += n;
+                continue;
+            }
+            const std::size_t span = span_of(index, at);
+            if (cursor_ && cursor_->span() == span && cursor_->done() && at >= cursor_->position()) break;  // the data's end
+            // (A cursor left at its span's end without being run once more is dropped here
+            // with the span's last checks, where the next point starts, unmade: a range does
+            // the same, and the next span checks its own start.)
+            if (!cursor_ || cursor_->span() != span || cursor_->done() || at < cursor_->position()) {
+                cursor_.reset();
+                piece_size_ = 0;
+                decoder_.emplace(in, index);
+                cursor_ = std::make_unique<index::SpanCursor>(*decoder_, span);
+            }
+            PieceReceiver receiver({piece_.get(), kPiece});
+            piece_at_ = cursor_->position();
+            piece_size_ = 0;
+            try {
+                cursor_->run(receiver);
+            } catch (...) {
+                cursor_.reset();
+                throw;
+            }
+            piece_size_ = receiver.filled;
+            if (piece_size_ == 0) break;  // the data's end
+        }
+        return done;
+    }
+
+    /// Lets go of the decoding (before the mapping it reads).
+    void clear() noexcept {
+        cursor_.reset();
+        decoder_.reset();
+    }
+
+private:
+    // The cursor's decoder: one per cursor, so that the windows a cursor took are let go
+    // with it (SharedWindows keeps a window until both of its spans have used it).
+    std::optional<index::SpanDecoder> decoder_;
+    std::unique_ptr<index::SpanCursor> cursor_;
+    std::unique_ptr<u8[]> piece_;
+    std::uint64_t piece_at_ = 0;
+    std::size_t piece_size_ = 0;
+};
+
 }  // namespace
 
 struct IndexedReader::Impl {
-    static constexpr std::size_t kPiece = std::size_t(1) << 18;
+    // Decodings kept: as many readers one after another, in one thread or several, as
+    // there are go on from where they stopped.
+    static constexpr std::size_t kKept = 4;
 
     Index index;
     void* map = nullptr;
     std::size_t size = 0;
-    // The cursor's decoder: one per cursor, so that the windows a cursor took are let go
-    // with it (SharedWindows keeps a window until both of its spans have used it).
-    std::optional<index::SpanDecoder> decoder;
-    // The decoding kept between reads, under `mutex`: the cursor, and its last piece,
-    // which holds the data's bytes [piece_at, piece_at + piece_size).
-    std::mutex mutex;
-    std::unique_ptr<index::SpanCursor> cursor;
-    std::unique_ptr<u8[]> piece;
-    std::uint64_t piece_at = 0;
-    std::size_t piece_size = 0;
+    std::array<Kept, kKept> kept;
+    std::atomic<std::uint64_t> clock{0};
 
     [[nodiscard]] std::span<const u8> bytes() const { return {static_cast<const u8*>(map), size}; }
     ~Impl() {
-        cursor.reset();  // (reads the mapping)
-        decoder.reset();
+        for (Kept& k : kept) k.clear();
         if (map) ::munmap(map, size);
     }
 
-    // read_at() through the cursor (the mutex held).
-    std::size_t read_kept(std::uint64_t offset, std::span<u8> out) {
-        if (!piece) piece = std::make_unique_for_overwrite<u8[]>(kPiece);
+    std::size_t read(std::uint64_t offset, std::span<u8> out) {
+        if (index.uncompressed_size != 0 && offset >= index.uncompressed_size) return 0;  // (the data's end)
+        const std::uint64_t now = clock.fetch_add(1, std::memory_order_relaxed) + 1;
+        const auto with = [&](Kept& k) {
+            k.used.store(now, std::memory_order_relaxed);
+            return k.read(bytes(), index, offset, out);
+        };
+        // A kept decoding that holds the offset or goes on to it.
+        const std::size_t span = span_of(index, std::min<std::uint64_t>(offset, index.points.back().uncompressed));
+        for (Kept& k : kept)
+            if (std::unique_lock lock(k.mutex, std::try_to_lock); lock.owns_lock() && k.serves(offset, span)) return with(k);
+        // Else the free one used least recently starts again.
+        std::array<Kept*, kKept> by_use;
+        for (std::size_t i = 0; i < kKept; ++i) by_use[i] = &kept[i];
+        std::sort(by_use.begin(), by_use.end(), [](const Kept* a, const Kept* b) {
+            return a->used.load(std::memory_order_relaxed) < b->used.load(std::memory_order_relaxed);
+        });
+        for (Kept* k : by_use)
+            if (std::unique_lock lock(k->mutex, std::try_to_lock); lock.owns_lock()) return with(*k);
+        // Every one busy (more threads reading than kept decodings): this read decodes on
+        // its own from its point.
         std::size_t done = 0;
-        while (done < out.size()) {
-            const std::uint64_t at = offset + done;
-            if (at >= piece_at && at - piece_at < piece_size) {
-                const std::size_t from = std::size_t(at - piece_at);
-                const std::size_t n = std::min(piece_size - from, out.size() - done);
-                std::memcpy(out.data() + done, piece.get() + from, n);
-                done += n;
-                continue;
-            }
-            // The last point at or before `at`.
-            const auto after = std::upper_bound(index.points.begin(), index.points.end(), at,
-                                                [](std::uint64_t o, const SeekPoint& p) { return o < p.uncompressed; });
-            const std::size_t span = std::size_t(after - index.points.begin()) - 1;
-            if (cursor && cursor->span() == span && cursor->done() && at >= cursor->position()) break;  // the data's end
-            // (A cursor left at its span's end without being run once more is dropped here
-            // with the span's last checks, where the next point starts, unmade: a range does
-            // the same, and the next span checks its own start.)
-            if (!cursor || cursor->span() != span || cursor->done() || at < cursor->position()) {
-                cursor.reset();
-                piece_size = 0;
-                decoder.emplace(bytes(), index);
-                cursor = std::make_unique<index::SpanCursor>(*decoder, span);
-            }
-            PieceReceiver receiver({piece.get(), kPiece});
-            piece_at = cursor->position();
-            piece_size = 0;
-            try {
-                cursor->run(receiver);
-            } catch (...) {
-                cursor.reset();
-                throw;
-            }
-            piece_size = receiver.filled;
-            if (piece_size == 0) break;  // the data's end
-        }
+        graph::read_range(bytes(), index, offset, out.size(), [&](std::span<const u8> b) {
+            std::memcpy(out.data() + done, b.data(), b.size());
+            done += b.size();
+        });
         return done;
     }
 };
@@ -138,13 +199,7 @@ IndexedReader& IndexedReader::operator=(IndexedReader&&) noexcept = default;
 std::uint64_t IndexedReader::size() const noexcept { return impl_->index.uncompressed_size; }
 
 std::size_t IndexedReader::read_at(std::uint64_t offset, std::span<std::uint8_t> out) const {
-    if (std::unique_lock kept(impl_->mutex, std::try_to_lock); kept.owns_lock()) return impl_->read_kept(offset, out);
-    std::size_t done = 0;
-    graph::read_range(impl_->bytes(), impl_->index, offset, out.size(), [&](std::span<const std::uint8_t> b) {
-        std::memcpy(out.data() + done, b.data(), b.size());
-        done += b.size();
-    });
-    return done;
+    return impl_->read(offset, out);
 }
 
 }  // namespace flowdeflate

@@ -10,12 +10,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <random>
 #include <string>
 #include <thread>
-#include <atomic>
 #include <vector>
 
 #include "flowdeflate/compress.hpp"
@@ -395,11 +396,12 @@ TEST(Index, IndexedReaderReadsAnyStretch) {
     }
 }
 
-// Reads one after another go on from where the last stopped (the reader keeps its span's
-// decoding, spans of ~400 KB across members' ends against its 256 KiB piece): in pieces of
-// odd sizes, a byte on each side of every point, backwards, past the end, and from several
-// threads at once (those that find the kept decoding busy decode on their own); opened
-// with the index and with its file (windows inflated as reads need them).
+// Reads one after another go on from where the last stopped (the reader keeps its spans'
+// decodings, spans of ~400 KB across members' ends against its 256 KiB pieces): in pieces
+// of odd sizes, a byte on each side of every point, backwards, past the end, five readers
+// taking turns, and from several threads at once (a read that finds every kept decoding
+// busy decodes on its own); opened with the index and with its file (windows inflated as
+// reads need them).
 TEST(Index, IndexedReaderReadsOneAfterAnotherAndFromThreads) {
     const Members m(41);
     const Bytes& data = m.data;
@@ -427,6 +429,15 @@ TEST(Index, IndexedReaderReadsOneAfterAnotherAndFromThreads) {
         Bytes buf(50000);
         for (std::uint64_t at = data.size() + 1000; at >= 25000; at -= 25000)
             ASSERT_TRUE(same(at, buf, reader->read_at(at, buf))) << at;
+        // Five readers taking turns, one more than the decodings the reader keeps.
+        std::array<std::uint64_t, 5> next{};
+        for (std::size_t k = 0; k < next.size(); ++k) next[k] = k * data.size() / next.size();
+        Bytes turn(30000);
+        for (int round = 0; round < 25; ++round)
+            for (std::uint64_t& at : next) {
+                ASSERT_TRUE(same(at, turn, reader->read_at(at, turn))) << "round " << round << " at " << at;
+                at += turn.size();
+            }
         std::vector<std::thread> threads;
         std::atomic<int> wrong{0};
         for (int t = 0; t < 4; ++t)
