@@ -45,7 +45,8 @@ def micro(command):
              "(`perf/library_calls.cpp`, all cores) on whole files.", "",
              "| benchmark | time | bytes/s | items/s |", "|---|---:|---:|---:|"]
     for _, data in runs:
-        for b in data["benchmarks"]:
+        # (in name order: the runs interleave them at random)
+        for b in sorted(data["benchmarks"], key=lambda b: b["run_name"]):
             if b.get("aggregate_name") != "median":
                 continue
             bps = b.get("bytes_per_second")
