@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 
 #include "flowdeflate/index.hpp"
 #include "graph/indexed_inflate.hpp"
@@ -157,13 +158,12 @@ struct IndexedReader::Impl {
         const std::size_t span = span_of(index, std::min<std::uint64_t>(offset, index.points.back().uncompressed));
         for (Kept& k : kept)
             if (std::unique_lock lock(k.mutex, std::try_to_lock); lock.owns_lock() && k.serves(offset, span)) return with(k);
-        // Else the free one used least recently starts again.
-        std::array<Kept*, kKept> by_use;
-        for (std::size_t i = 0; i < kKept; ++i) by_use[i] = &kept[i];
-        std::sort(by_use.begin(), by_use.end(), [](const Kept* a, const Kept* b) {
-            return a->used.load(std::memory_order_relaxed) < b->used.load(std::memory_order_relaxed);
-        });
-        for (Kept* k : by_use)
+        // Else the free one used least recently starts again (by a snapshot of the times:
+        // other reads change them meanwhile).
+        std::array<std::pair<std::uint64_t, Kept*>, kKept> by_use;
+        for (std::size_t i = 0; i < kKept; ++i) by_use[i] = {kept[i].used.load(std::memory_order_relaxed), &kept[i]};
+        std::sort(by_use.begin(), by_use.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (const auto& [_, k] : by_use)
             if (std::unique_lock lock(k->mutex, std::try_to_lock); lock.owns_lock()) return with(*k);
         // Every one busy (more threads reading than kept decodings): this read decodes on
         // its own from its point.
