@@ -42,7 +42,10 @@ class OrderedWriter {
 public:
     static constexpr std::size_t kPiece = std::size_t(1) << 18;
 
-    OrderedWriter(const Sink& sink, std::size_t slots) : sink_(sink), queues_(slots) {}
+    /// Spans from @p first on go out; @p check_members: each member's CRC-32 and size are
+    /// checked where it ends (not for a range, which holds parts of members).
+    OrderedWriter(const Sink& sink, std::size_t slots, std::size_t first, bool check_members)
+        : sink_(sink), queues_(slots), front_(first), check_members_(check_members) {}
 
     struct Item {
         u8* piece = nullptr;  // bytes [from, to) of it; given back when `give_back`
@@ -117,7 +120,7 @@ private:
             sink_({item.piece + item.from, std::size_t(item.to - item.from)});
             written_ += item.to - item.from;
         }
-        if (item.member) members_.add(item.end);
+        if (item.member && check_members_) members_.add(item.end);
         if (item.give_back) {
             std::lock_guard lock(mutex_);
             free_.push_back(item.piece);
@@ -128,7 +131,8 @@ private:
     const Sink& sink_;
     std::mutex mutex_;
     std::vector<std::vector<Item>> queues_;  // by span, modulo the spans live
-    std::size_t front_ = 0;
+    std::size_t front_;
+    const bool check_members_;
     bool draining_ = false;
     std::vector<io::LargeArray<u8>> slabs_;
     std::vector<u8*> free_;
@@ -143,7 +147,10 @@ private:
 // from one piece, reused; before that they fill pieces that wait.
 class OrderedSpan final : public index::SpanReceiver {
 public:
-    OrderedSpan(OrderedWriter& writer, std::size_t span) : writer_(writer), span_(span) {}
+    /// @p wanted: the span's bytes that are wanted (a range's last span); its decoding
+    /// stops at the end of the room that reaches them.
+    OrderedSpan(OrderedWriter& writer, std::size_t span, std::uint64_t wanted = UINT64_MAX)
+        : writer_(writer), span_(span), wanted_(wanted) {}
     OrderedSpan(const OrderedSpan&) = delete;
     OrderedSpan& operator=(const OrderedSpan&) = delete;
 
@@ -156,6 +163,7 @@ public:
         return {piece_, OrderedWriter::kPiece};
     }
     void bytes(std::span<const u8> b) override {
+        decoded_ += b.size();
         to_ += std::uint32_t(b.size());
         // Out at once where it can go; once something waits, the rest of the piece is
         // handed on as one item when it is full or a member ends.
@@ -167,6 +175,7 @@ public:
         end.end = p;
         push(end);
     }
+    [[nodiscard]] bool satisfied() const override { return decoded_ >= wanted_; }
     /// The span is decoded (or its decoding failed): what is left of it goes out or waits,
     /// and its piece with it.
     void finish() {
@@ -199,6 +208,7 @@ private:
 
     OrderedWriter& writer_;
     std::size_t span_;
+    std::uint64_t wanted_, decoded_ = 0;
     u8* piece_ = nullptr;
     std::uint32_t from_ = 0, to_ = 0;  // bytes of the piece not handed on: [from_, to_)
     bool all_out_ = true;              // every item of this span so far has gone out
@@ -207,18 +217,33 @@ private:
 
 }  // namespace
 
-Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, const Sink& sink, int threads,
-                      DecompressStats* stats, bool release_input, bool pin_threads) {
-    const std::uint64_t wall0 = core::now_ns();
-    index::check_index_fits(index, in);
+namespace {
+
+// What decode_spans() decodes and how.
+struct SpanRun {
+    std::size_t first = 0, end = 0;  // spans [first, end)
+    std::uint64_t last_wanted = UINT64_MAX;  // bytes wanted of span end - 1
+    bool check_members = true;               // a whole decode (not a range)
+    bool release_input = false;
+    bool pin_threads = false;
+};
+
+struct SpanTimes {
+    std::uint64_t decode_ns = 0, direct_ns = 0, drained_ns = 0;
+};
+
+// Decodes spans [run.first, run.end) of @p in on @p threads threads and hands their bytes to
+// @p sink in order; returns the bytes handed.  See indexed_gunzip().
+std::uint64_t decode_spans(std::span<const u8> in, const Index& index, const Sink& sink, int threads, const SpanRun& run,
+                           SpanTimes& times) {
     std::atomic<std::uint64_t> decode_ns{0};
     const index::SpanDecoder decoder(in, index);
-    const std::size_t spans = index.points.size();
+    const std::size_t spans = run.end - run.first;
     // At most `live` spans are in the pipeline, so span i and span i + live never wait at
     // once and the writer's queues are kept modulo `live`.
     const std::size_t live = threads <= 1 ? 1 : std::size_t(threads) + 1;
-    OrderedWriter writer(sink, live);
-    io::ReleaseBehind release(in, release_input);
+    OrderedWriter writer(sink, live, run.first, run.check_members);
+    io::ReleaseBehind release(in, run.release_input);
     // Decodes span i, then (in order) hands the front on: a member's bytes are written
     // before its CRC-32 is checked, as every decoder here does, so the same bytes come out
     // before an error whatever the decoder.  A span whose decoding fails keeps its error
@@ -227,7 +252,7 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
     std::vector<std::exception_ptr> failed(live);  // by span, modulo the spans live
     const auto decode = [&](std::size_t i) {
         const std::uint64_t cpu0 = core::thread_cpu_ns();
-        OrderedSpan out(writer, i);
+        OrderedSpan out(writer, i, i + 1 == run.end ? run.last_wanted : UINT64_MAX);
         try {
             decoder.decode(i, out);
         } catch (...) {
@@ -244,10 +269,10 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
         }
         writer.finish(i);
         // The spans after this one read from their own points on.
-        if (i + 1 < spans) release.upto(std::size_t(index.points[i + 1].compressed_bit / 8));
+        if (i + 1 < index.points.size()) release.upto(std::size_t(index.points[i + 1].compressed_bit / 8));
     };
     if (threads <= 1 || spans == 1) {
-        for (std::size_t i = 0; i < spans; ++i) {
+        for (std::size_t i = run.first; i < run.end; ++i) {
             decode(i);
             finish(i);
         }
@@ -257,15 +282,15 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
         if (threads > tbb::info::default_concurrency()) allow_more.emplace(std::size_t(threads));
         tbb::task_arena arena(threads);
         initialize_arena(arena);
-        const PinnedThreads pinned(arena, pin_threads);
-        std::size_t next = 0;
+        const PinnedThreads pinned(arena, run.pin_threads);
+        std::size_t next = run.first;
         arena.execute([&] {
             tbb::parallel_pipeline(
                 live,
                 tbb::make_filter<void, std::size_t>(tbb::filter_mode::serial_in_order,
                                                     [&](tbb::flow_control& fc) -> std::size_t {
-                                                        if (next == spans) fc.stop();
-                                                        return next < spans ? next++ : 0;
+                                                        if (next == run.end) fc.stop();
+                                                        return next < run.end ? next++ : 0;
                                                     }) &
                     tbb::make_filter<std::size_t, std::size_t>(tbb::filter_mode::parallel,
                                                                [&](std::size_t i) {
@@ -276,18 +301,35 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
                     tbb::make_filter<std::size_t, void>(tbb::filter_mode::serial_in_order, finish));
         });
     }
-    const std::uint64_t out = writer.written();
+    times.decode_ns = decode_ns.load();
+    times.direct_ns = writer.direct_ns();
+    times.drained_ns = writer.drained_ns();
+    return writer.written();
+}
+
+}  // namespace
+
+Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, const Sink& sink, int threads,
+                      DecompressStats* stats, bool release_input, bool pin_threads) {
+    const std::uint64_t wall0 = core::now_ns();
+    index::check_index_fits(index, in);
+    SpanRun run;
+    run.end = index.points.size();
+    run.release_input = release_input;
+    run.pin_threads = pin_threads;
+    SpanTimes times;
+    const std::uint64_t out = decode_spans(in, index, sink, threads, run, times);
     if (index.uncompressed_size != 0 && out != index.uncompressed_size)
         throw IndexError("the index says the data has " + std::to_string(index.uncompressed_size) + " bytes; it has " +
                     std::to_string(out));
     if (stats) {
         stats->decoder = "indexed";
         stats->threads = threads;
-        stats->regions = stats->worker_regions = spans;
+        stats->regions = stats->worker_regions = run.end;
         stats->worker_bytes = out;
         // Writing and the member checks are the in-order part, wherever they ran.
-        stats->main_line_ns = writer.direct_ns() + writer.drained_ns();
-        stats->workers_ns = decode_ns.load() - std::min(decode_ns.load(), writer.direct_ns());
+        stats->main_line_ns = times.direct_ns + times.drained_ns;
+        stats->workers_ns = times.decode_ns - std::min(times.decode_ns, times.direct_ns);
         stats->wall_ns = core::now_ns() - wall0;
     }
     return {in.size(), out};
@@ -295,47 +337,67 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
 
 namespace {
 
-// The bytes of a span that fall in [offset, offset + length) of the data, to a sink.
-class RangeOut final : public index::SpanReceiver {
-public:
-    RangeOut(const Sink& sink, std::uint64_t at, std::uint64_t offset, std::uint64_t length)
-        : sink_(sink),
-          at_(at),
-          offset_(offset),
-          end_(length > UINT64_MAX - offset ? UINT64_MAX : offset + length) {}  // (a length "to the end")
-    std::span<u8> room() override { return {piece_.get(), piece_.size()}; }
-    void bytes(std::span<const u8> b) override {
-        const std::uint64_t from = std::max(at_, offset_), to = std::min(at_ + b.size(), end_);
+// The bytes of a range [offset, end) of the data, from bytes handed over in order from
+// offset `at` on.
+struct RangeTrim {
+    std::uint64_t at, offset, end;
+    std::uint64_t written = 0;
+    void put(const Sink& sink, std::span<const u8> b) {
+        const std::uint64_t from = std::max(at, offset), to = std::min(at + b.size(), end);
         if (to > from) {
-            sink_(b.subspan(std::size_t(from - at_), std::size_t(to - from)));
+            sink(b.subspan(std::size_t(from - at), std::size_t(to - from)));
             written += to - from;
         }
-        at_ += b.size();
+        at += b.size();
     }
+};
+
+// A range's spans decoded one after another, to a sink.
+class RangeOut final : public index::SpanReceiver {
+public:
+    RangeOut(const Sink& sink, const RangeTrim& trim) : sink_(sink), trim(trim) {}
+    std::span<u8> room() override { return {piece_.get(), piece_.size()}; }
+    void bytes(std::span<const u8> b) override { trim.put(sink_, b); }
     void piece(const index::MemberPiece&) override {}
     /// The range's end is decoded.
-    [[nodiscard]] bool satisfied() const override { return at_ >= end_; }
-    std::uint64_t written = 0;
+    [[nodiscard]] bool satisfied() const override { return trim.at >= trim.end; }
 
 private:
     const Sink& sink_;
     io::LargeArray<u8> piece_{OrderedWriter::kPiece};
-    std::uint64_t at_, offset_, end_;
+
+public:
+    RangeTrim trim;
 };
 
 }  // namespace
 
 std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, std::uint64_t offset,
-                         std::uint64_t length, const Sink& sink) {
+                         std::uint64_t length, const Sink& sink, int threads, bool pin_threads) {
     index::check_index_fits(index, in);
+    const std::uint64_t end = length > UINT64_MAX - offset ? UINT64_MAX : offset + length;  // (a length "to the end")
+    const std::size_t first = index::span_at(index, offset);
+    const std::size_t last = end > offset ? index::span_at(index, end - 1) : first;
+    const RangeTrim trim{index.points[first].uncompressed, offset, end};
+    if (threads > 1 && last > first) {
+        // Its spans on all threads, in order, the last one stopped where the range ends
+        // (at the end of the same room as below: the same checks on any thread count).
+        RangeTrim parallel = trim;
+        const Sink trimmed = [&](std::span<const u8> b) { parallel.put(sink, b); };
+        SpanRun run;
+        run.first = first;
+        run.end = last + 1;
+        run.last_wanted = end - index.points[last].uncompressed;  // (past the data: never reached)
+        run.check_members = false;
+        run.pin_threads = pin_threads;
+        SpanTimes times;
+        decode_spans(in, index, trimmed, threads, run, times);
+        return parallel.written;
+    }
     const index::SpanDecoder decoder(in, index);
-    // The last point at or before the offset.
-    const auto after = std::upper_bound(index.points.begin(), index.points.end(), offset,
-                                        [](std::uint64_t o, const SeekPoint& p) { return o < p.uncompressed; });
-    std::size_t i = std::size_t(after - index.points.begin()) - 1;
-    RangeOut out(sink, index.points[i].uncompressed, offset, length);
-    for (; i < index.points.size() && !out.satisfied(); ++i) decoder.decode(i, out);
-    return out.written;
+    RangeOut out(sink, trim);
+    for (std::size_t i = first; i < index.points.size() && !out.satisfied(); ++i) decoder.decode(i, out);
+    return out.trim.written;
 }
 
 }  // namespace flowdeflate::graph

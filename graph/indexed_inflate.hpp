@@ -33,8 +33,10 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
 /// Writes the uncompressed bytes [@p offset, @p offset + @p length) of the gzip file
 /// @p in to @p sink (fewer where the data ends first), decoding from the last seek point
 /// at or before @p offset to the range's end (a piece of 256 KiB past it at most; the
-/// index checked as far as that).  Returns the bytes written.
+/// index checked as far as that).  A range over several spans decodes them on @p threads
+/// threads, in order as indexed_gunzip() does; the same bytes, checks and errors on any
+/// thread count.  Returns the bytes written.
 std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, std::uint64_t offset,
-                         std::uint64_t length, const Sink& sink);
+                         std::uint64_t length, const Sink& sink, int threads = 1, bool pin_threads = false);
 
 }  // namespace flowdeflate::graph

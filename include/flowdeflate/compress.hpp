@@ -122,9 +122,10 @@ struct DecompressOptions {
     /// and every member's CRC-32 and size.  Not owned.
     const Index* import_index = nullptr;
     /// With import_index: only the uncompressed bytes [range_offset, range_offset +
-    /// range_length), decoded from the last point before them up to their end (no CRC-32
-    /// check: the members are not decoded whole; the index is checked as far as the
-    /// decoding goes).
+    /// range_length), decoded from the last point before them up to their end, the spans
+    /// of a range over several points on `threads` threads (no CRC-32 check: the members
+    /// are not decoded whole; the index is checked as far as the decoding goes, the same on
+    /// any thread count).
     bool range = false;
     std::uint64_t range_offset = 0;
     std::uint64_t range_length = 0;

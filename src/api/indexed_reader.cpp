@@ -51,13 +51,6 @@ private:
     std::span<u8> piece_;
 };
 
-// The span that holds offset @p at of the data: the last point at or before it.
-std::size_t span_of(const Index& index, std::uint64_t at) {
-    const auto after = std::upper_bound(index.points.begin(), index.points.end(), at,
-                                        [](std::uint64_t o, const SeekPoint& p) { return o < p.uncompressed; });
-    return std::size_t(after - index.points.begin()) - 1;
-}
-
 // One decoding kept between reads: a cursor and its last piece, which holds the data's
 // bytes [piece_at, piece_at + piece_size).  Used under its mutex.
 class Kept {
@@ -86,7 +79,7 @@ public:
                 done += n;
                 continue;
             }
-            const std::size_t span = span_of(index, at);
+            const std::size_t span = index::span_at(index, at);
             if (cursor_ && cursor_->span() == span && cursor_->done() && at >= cursor_->position()) break;  // the data's end
             // (A cursor left at its span's end without being run once more is dropped here
             // with the span's last checks, where the next point starts, unmade: a range does
@@ -155,7 +148,7 @@ struct IndexedReader::Impl {
             return k.read(bytes(), index, offset, out);
         };
         // A kept decoding that holds the offset or goes on to it.
-        const std::size_t span = span_of(index, std::min<std::uint64_t>(offset, index.points.back().uncompressed));
+        const std::size_t span = index::span_at(index, std::min<std::uint64_t>(offset, index.points.back().uncompressed));
         for (Kept& k : kept)
             if (std::unique_lock lock(k.mutex, std::try_to_lock); lock.owns_lock() && k.serves(offset, span)) return with(k);
         // Else the free one used least recently starts again (by a snapshot of the times:

@@ -100,6 +100,12 @@ void check_index_fits(const Index& index, std::span<const u8> in) {
         if (index.points[i].compressed_bit >= 8 * u64(in.size())) mismatch(i, "it lies past the end of the file");
 }
 
+std::size_t span_at(const Index& index, u64 at) {
+    const auto after = std::upper_bound(index.points.begin(), index.points.end(), at,
+                                        [](u64 o, const SeekPoint& p) { return o < p.uncompressed; });
+    return std::size_t(after - index.points.begin()) - 1;
+}
+
 void MemberCheck::add(const MemberPiece& p) {
     crc_ = inflate::crc32_combine(crc_, p.crc, p.size);
     size_ += p.size;

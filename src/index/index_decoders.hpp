@@ -39,6 +39,10 @@ Result gunzip_recording(std::span<const std::uint8_t> in, const Sink& sink, Inde
 /// throws Error naming the mismatch.
 void check_index_fits(const Index& index, std::span<const std::uint8_t> in);
 
+/// The span that holds offset @p at of the data: that of the last point at or before it
+/// (the index's points are not empty and the first is at 0).
+std::size_t span_at(const Index& index, std::uint64_t at);
+
 /// A stretch of output from one gzip member: its CRC-32 and size, and, when the member
 /// ends with it, the trailer's claims.
 struct MemberPiece {

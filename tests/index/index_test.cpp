@@ -374,6 +374,85 @@ TEST(Index, RangesCheckTheIndexAsFarAsTheyDecode) {
     EXPECT_THROW(range(index.points[2].uncompressed - 1000, 2000), IndexError);
 }
 
+// A range over several spans decodes them on all threads: the same bytes, the same checks
+// (a damaged window past the range's end unseen, one it reaches an IndexError) and the
+// same bytes before damaged data, on any thread count.  Members' ends inside the spans.
+TEST(Index, RangesAreTheSameOnAnyThreadCount) {
+    const Members m(47);
+    const Bytes& data = m.data;
+    const std::vector<SeekPoint>& points = m.index.points;
+    ASSERT_GE(points.size(), 4u);
+    // What a range writes on @p threads, and whether it threw (and what).
+    struct Outcome {
+        Bytes out;
+        std::string error;  // "" when none, "index" for an IndexError
+    };
+    const auto range = [&](const Bytes& gz, const Index& index, std::uint64_t offset, std::uint64_t length, int threads) {
+        TempFile file(gz);
+        const int fd = ::open(file.path().c_str(), O_RDONLY);
+        Outcome o;
+        DecompressOptions d;
+        d.import_index = &index;
+        d.range = true;
+        d.range_offset = offset;
+        d.range_length = length;
+        d.threads = threads;
+        try {
+            decompress_fd(fd, "test.gz", iterator_sink(std::back_inserter(o.out)), d);
+        } catch (const IndexError&) {
+            o.error = "index";
+        } catch (const Error&) {
+            o.error = "data";
+        }
+        ::close(fd);
+        return o;
+    };
+    const std::uint64_t size = data.size();
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges = {
+        {0, size},                                                // all of it
+        {points[1].uncompressed, points[3].uncompressed - points[1].uncompressed},  // whole spans
+        {points[1].uncompressed - 7, points[2].uncompressed - points[1].uncompressed + 14},
+        {1000, points[2].uncompressed + 5000},
+        {points[2].uncompressed + 3, UINT64_MAX - 5},             // to the end
+        {size - 10, 1000},                                        // past the end
+    };
+    for (const auto& [offset, length] : ranges)
+        for (const int threads : {1, 2, 3, 8}) {
+            const Outcome o = range(m.gz, m.index, offset, length, threads);
+            const std::size_t from = std::size_t(std::min(offset, size));
+            const std::size_t to = std::size_t(length > size - from ? size : offset + length);
+            EXPECT_EQ(o.error, "") << offset << "+" << length << ", " << threads << " threads";
+            EXPECT_TRUE(o.out == Bytes(data.begin() + std::ptrdiff_t(from), data.begin() + std::ptrdiff_t(to)))
+                << offset << "+" << length << ", " << threads << " threads";
+        }
+    // Point 3's window damaged: a range ending well inside span 2 never checks it, one
+    // reaching point 3 does.
+    Index bad_window = m.index;
+    ASSERT_FALSE(bad_window.points[3].window.empty());
+    bad_window.points[3].window[bad_window.points[3].window.size() - 5] ^= 1;
+    ASSERT_GT(points[3].uncompressed - points[2].uncompressed, std::uint64_t(600000));
+    for (const int threads : {1, 2, 8}) {
+        const Outcome before = range(m.gz, bad_window, points[1].uncompressed + 10, points[2].uncompressed - points[1].uncompressed, threads);
+        EXPECT_EQ(before.error, "") << threads;
+        EXPECT_EQ(before.out.size(), points[2].uncompressed - points[1].uncompressed) << threads;
+        EXPECT_EQ(range(m.gz, bad_window, points[1].uncompressed, points[3].uncompressed - points[1].uncompressed + 10, threads).error,
+                  "index")
+            << threads;
+    }
+    // Damaged data inside span 2: the same bytes before the error on every thread count.
+    Bytes bad = m.gz;
+    const std::size_t at = std::size_t(points[2].compressed_bit / 8) + 30000;
+    for (std::size_t k = 0; k < 64; ++k) bad[at + k] ^= 0x5A;
+    const Outcome one = range(bad, m.index, points[0].uncompressed + 100, size, 1);
+    EXPECT_NE(one.error, "");
+    EXPECT_GE(one.out.size(), points[2].uncompressed - points[0].uncompressed - 100);
+    for (const int threads : {2, 3, 8}) {
+        const Outcome o = range(bad, m.index, points[0].uncompressed + 100, size, threads);
+        EXPECT_EQ(o.error, one.error) << threads;
+        EXPECT_TRUE(o.out == one.out) << threads << " threads: " << o.out.size() << " bytes against " << one.out.size();
+    }
+}
+
 // Opened with an Index, or with an index file (windows inflated as reads need them).
 TEST(Index, IndexedReaderReadsAnyStretch) {
     const Bytes data = testing::source_like(1500000, 13);
