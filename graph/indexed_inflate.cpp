@@ -373,8 +373,13 @@ public:
 }  // namespace
 
 std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, std::uint64_t offset,
-                         std::uint64_t length, const Sink& sink, int threads, bool pin_threads) {
+                         std::uint64_t length, const Sink& sink, int threads, bool pin_threads, DecompressStats* stats) {
     index::check_index_fits(index, in);
+    if (stats) {
+        stats->decoder = "range";
+        stats->threads = 1;
+    }
+    if (length == 0) return 0;
     const std::uint64_t end = length > UINT64_MAX - offset ? UINT64_MAX : offset + length;  // (a length "to the end")
     const std::size_t first = index::span_at(index, offset);
     const std::size_t last = end > offset ? index::span_at(index, end - 1) : first;
@@ -392,6 +397,14 @@ std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, s
         run.pin_threads = pin_threads;
         SpanTimes times;
         decode_spans(in, index, trimmed, threads, run, times);
+        if (stats) {
+            stats->threads = threads;
+            stats->regions = stats->worker_regions = run.end - run.first;
+            stats->worker_bytes = parallel.written;
+            // Writing in order is the in-order part, wherever it ran.
+            stats->main_line_ns = times.direct_ns + times.drained_ns;
+            stats->workers_ns = times.decode_ns - std::min(times.decode_ns, times.direct_ns);
+        }
         return parallel.written;
     }
     const index::SpanDecoder decoder(in, index);

@@ -35,8 +35,10 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
 /// at or before @p offset to the range's end (a piece of 256 KiB past it at most; the
 /// index checked as far as that).  A range over several spans decodes them on @p threads
 /// threads, in order as indexed_gunzip() does; the same bytes, checks and errors on any
-/// thread count.  Returns the bytes written.
+/// thread count.  Returns the bytes written.  @p stats (if given): as indexed_gunzip()'s, for
+/// the spans decoded on several threads.
 std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, std::uint64_t offset,
-                         std::uint64_t length, const Sink& sink, int threads = 1, bool pin_threads = false);
+                         std::uint64_t length, const Sink& sink, int threads = 1, bool pin_threads = false,
+                         DecompressStats* stats = nullptr);
 
 }  // namespace flowdeflate::graph

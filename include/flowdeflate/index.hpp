@@ -116,7 +116,8 @@ public:
     /// The uncompressed size (all members).
     [[nodiscard]] std::uint64_t size() const noexcept;
     /// Copies the data from @p offset into @p out; returns the bytes copied (fewer only at
-    /// the data's end).  Throws IndexError where the index and the file disagree.
+    /// the data's end: none from size() on, when the index states a size).  Throws
+    /// IndexError where the index and the file disagree, as far as the read decodes.
     std::size_t read_at(std::uint64_t offset, std::span<std::uint8_t> out) const;
 
 private:

@@ -109,10 +109,9 @@ Result decompress_indexed(int in_fd, const std::string& in_name, const Sink& sin
     Result r;
     const bool mapped = with_mapping(in_fd, st.st_size, at, [&](std::span<const std::uint8_t> all) {
         if (options.import_index && options.range) {
-            stats.decoder = "range";
             r.in_bytes = all.size();
             r.out_bytes = graph::read_range(all, *options.import_index, options.range_offset, options.range_length, sink,
-                                            threads, options.pin_threads);
+                                            threads, options.pin_threads, &stats);
         } else if (options.import_index) {
             r = graph::indexed_gunzip(all, *options.import_index, sink, threads, &stats, true, options.pin_threads);
         } else {

@@ -60,11 +60,12 @@ public:
     std::mutex mutex;
     std::atomic<std::uint64_t> used{0};  // when it last served a read (the reader's clock)
 
-    /// Whether a read from @p at (in span @p span) is a copy from the piece or goes on from
-    /// the cursor.
-    [[nodiscard]] bool serves(std::uint64_t at, std::size_t span) const {
-        return (at >= piece_at_ && at - piece_at_ < piece_size_) ||
-               (cursor_ && cursor_->span() == span && !cursor_->done() && at >= cursor_->position());
+    /// Whether its piece holds offset @p at of the data.
+    [[nodiscard]] bool holds(std::uint64_t at) const { return at >= piece_at_ && at - piece_at_ < piece_size_; }
+    /// Where its cursor is, when a read from @p at (in span @p span) can go on from it.
+    [[nodiscard]] std::optional<std::uint64_t> goes_on_to(std::uint64_t at, std::size_t span) const {
+        if (!cursor_ || cursor_->span() != span || at < cursor_->position()) return std::nullopt;
+        return cursor_->position();  // (a cursor done at the data's end: the read is empty)
     }
 
     std::size_t read(std::span<const u8> in, const Index& index, std::uint64_t offset, std::span<u8> out) {
@@ -141,16 +142,30 @@ struct IndexedReader::Impl {
     }
 
     std::size_t read(std::uint64_t offset, std::span<u8> out) {
-        if (index.uncompressed_size != 0 && offset >= index.uncompressed_size) return 0;  // (the data's end)
+        if (index.uncompressed_size != 0 && offset >= index.uncompressed_size) return 0;  // (size(): the data's end)
         const std::uint64_t now = clock.fetch_add(1, std::memory_order_relaxed) + 1;
         const auto with = [&](Kept& k) {
             k.used.store(now, std::memory_order_relaxed);
             return k.read(bytes(), index, offset, out);
         };
-        // A kept decoding that holds the offset or goes on to it.
-        const std::size_t span = index::span_at(index, std::min<std::uint64_t>(offset, index.points.back().uncompressed));
-        for (Kept& k : kept)
-            if (std::unique_lock lock(k.mutex, std::try_to_lock); lock.owns_lock() && k.serves(offset, span)) return with(k);
+        // A kept decoding whose piece holds the offset; else the one whose cursor is
+        // nearest before it in its span (readers taking turns in one span each keep theirs).
+        const std::size_t span = index::span_at(index, offset);
+        Kept* nearest = nullptr;
+        std::uint64_t nearest_at = 0;
+        for (Kept& k : kept) {
+            std::unique_lock lock(k.mutex, std::try_to_lock);
+            if (!lock.owns_lock()) continue;
+            if (k.holds(offset)) return with(k);
+            if (const auto at = k.goes_on_to(offset, span); at && (!nearest || *at > nearest_at)) {
+                nearest = &k;
+                nearest_at = *at;
+            }
+        }
+        if (nearest)
+            if (std::unique_lock lock(nearest->mutex, std::try_to_lock);
+                lock.owns_lock() && (nearest->holds(offset) || nearest->goes_on_to(offset, span)))
+                return with(*nearest);
         // Else the free one used least recently starts again (by a snapshot of the times:
         // other reads change them meanwhile).
         std::array<std::pair<std::uint64_t, Kept*>, kKept> by_use;

@@ -508,6 +508,17 @@ TEST(Index, IndexedReaderReadsOneAfterAnotherAndFromThreads) {
         Bytes buf(50000);
         for (std::uint64_t at = data.size() + 1000; at >= 25000; at -= 25000)
             ASSERT_TRUE(same(at, buf, reader->read_at(at, buf))) << at;
+        // Three readers taking turns inside one span (the second and third start in the
+        // first's span, so each must go on from its own cursor, not another's).
+        {
+            std::array<std::uint64_t, 3> next{0, 100000, 250000};
+            Bytes small(10000);
+            for (int round = 0; round < 30; ++round)
+                for (std::uint64_t& at : next) {
+                    ASSERT_TRUE(same(at, small, reader->read_at(at, small))) << "round " << round << " at " << at;
+                    at += small.size();
+                }
+        }
         // Five readers taking turns, one more than the decodings the reader keeps.
         std::array<std::uint64_t, 5> next{};
         for (std::size_t k = 0; k < next.size(); ++k) next[k] = k * data.size() / next.size();
