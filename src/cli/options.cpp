@@ -20,9 +20,8 @@ const std::string& program_name() { return g_program_name; }
 
 bool is_gunzip_name(std::string_view name) { return name == "gunzip" || name == "flowdeflate-gunzip"; }
 
-void print_usage(bool to_stderr) {
-    FILE* fp = to_stderr ? stderr : stdout;
-    fmt::print(fp,
+void print_usage() {
+    fmt::print(stdout,
                "Usage: {} [OPTION]... [FILE]...\n"
                "Compress or decompress FILEs in the gzip format (or zlib or raw DEFLATE).  Compressed\n"
                "output is byte for byte what libdeflate's gzip (1.19 and newer) writes at the same\n"
@@ -97,9 +96,11 @@ void print_usage(bool to_stderr) {
 
 namespace {
 
+// The message, then the usage line and where the options are (the whole help would bury
+// the message).
 int usage_error(const std::string& message) {
-    fmt::print(stderr, "{}: {}\n", g_program_name, message);
-    print_usage(true);
+    fmt::print(stderr, "{0}: {1}\nUsage: {0} [OPTION]... [FILE]...\nTry '{0} --help' for the options.\n",
+               g_program_name, message);
     return 1;
 }
 
@@ -211,7 +212,7 @@ struct ArgParser {
         else if (name == "progress") o.progress_bar = true;
         else if (name == "sequential") o.sequential = true;
         else if (name == "help") {
-            print_usage(false);
+            print_usage();
             return ParseResult{std::nullopt, 0};
         } else if (name == "version") {
             print_version();
@@ -317,7 +318,7 @@ struct ArgParser {
                 case 'n': break;
                 case 'q': o.quiet = true; break;
                 case 'v': o.verbose = true; break;
-                case 'h': print_usage(false); return ParseResult{std::nullopt, 0};
+                case 'h': print_usage(); return ParseResult{std::nullopt, 0};
                 case 'V': print_version(); return ParseResult{std::nullopt, 0};
                 case 'S': {
                     std::string v;

@@ -40,7 +40,8 @@ struct ParseResult {
 };
 
 ParseResult parse_options(int argc, char** argv);
-void print_usage(bool to_stderr);
+/// The help (--help), on standard output.
+void print_usage();
 
 /// The name messages begin with: the last component of argv[0], as libdeflate's gzip
 /// prints it ("flowdeflate", or "gunzip" when run through that link).
