@@ -373,7 +373,8 @@ public:
 }  // namespace
 
 std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, std::uint64_t offset,
-                         std::uint64_t length, const Sink& sink, int threads, bool pin_threads, DecompressStats* stats) {
+                         std::uint64_t length, const Sink& sink, int threads, bool pin_threads, DecompressStats* stats,
+                         bool release_input) {
     index::check_index_fits(index, in);
     if (stats) {
         stats->decoder = "range";
@@ -395,6 +396,7 @@ std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, s
         run.last_wanted = end - index.points[last].uncompressed;  // (past the data: never reached)
         run.check_members = false;
         run.pin_threads = pin_threads;
+        run.release_input = release_input;
         SpanTimes times;
         decode_spans(in, index, trimmed, threads, run, times);
         if (stats) {
@@ -409,7 +411,11 @@ std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, s
     }
     const index::SpanDecoder decoder(in, index);
     RangeOut out(sink, trim);
-    for (std::size_t i = first; i < index.points.size() && !out.satisfied(); ++i) decoder.decode(i, out);
+    io::ReleaseBehind release(in, release_input);
+    for (std::size_t i = first; i < index.points.size() && !out.satisfied(); ++i) {
+        decoder.decode(i, out);
+        if (i + 1 < index.points.size()) release.upto(std::size_t(index.points[i + 1].compressed_bit / 8));
+    }
     return out.trim.written;
 }
 

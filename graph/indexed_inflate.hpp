@@ -36,9 +36,9 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
 /// index checked as far as that).  A range over several spans decodes them on @p threads
 /// threads, in order as indexed_gunzip() does; the same bytes, checks and errors on any
 /// thread count.  Returns the bytes written.  @p stats (if given): as indexed_gunzip()'s, for
-/// the spans decoded on several threads.
+/// the spans decoded on several threads; @p pin_threads, @p release_input: as there.
 std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, std::uint64_t offset,
                          std::uint64_t length, const Sink& sink, int threads = 1, bool pin_threads = false,
-                         DecompressStats* stats = nullptr);
+                         DecompressStats* stats = nullptr, bool release_input = false);
 
 }  // namespace flowdeflate::graph

@@ -111,7 +111,7 @@ Result decompress_indexed(int in_fd, const std::string& in_name, const Sink& sin
         if (options.import_index && options.range) {
             r.in_bytes = all.size();
             r.out_bytes = graph::read_range(all, *options.import_index, options.range_offset, options.range_length, sink,
-                                            threads, options.pin_threads, &stats);
+                                            threads, options.pin_threads, &stats, true);
         } else if (options.import_index) {
             r = graph::indexed_gunzip(all, *options.import_index, sink, threads, &stats, true, options.pin_threads);
         } else {

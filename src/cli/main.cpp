@@ -275,7 +275,10 @@ Result decompress_with_index(const Options& o, int in_fd, const std::string& pat
 /// corrupt is partly written already: to a file, which is then removed, or to standard
 /// output, as GNU gzip does.
 Status decompress_stream(const Options& o, int in_fd, const std::string& path, const std::string& name, int out_fd,
-                         const std::string& out_name, std::uint64_t& in_total, std::uint64_t& out_total) {
+                         const std::string& out_name, DecodedRun& run) {
+    const auto start = std::chrono::steady_clock::now();
+    std::uint64_t& in_total = run.result.in_bytes;
+    std::uint64_t& out_total = run.result.out_bytes;
     // One buffer for every file of the command: a fresh megabyte per file went back to the
     // system and was faulted in again each time (200 small files took 70 times libdeflate's
     // gzip; docs/notes/io-and-memory.md, "Small files and the process floor").
@@ -306,11 +309,13 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& path, c
                     in_total = out_total += p.size();
                 }))
                 throw read_error();
+            run.stats.decoder = "copy";
+            run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             return kOk;
         }
         const Sink sink = out_fd >= 0 ? output_sink(out_fd, out_name) : Sink([](std::span<const std::uint8_t>) {});
         const std::uint64_t cpu0 = process_cpu_ns();
-        DecompressStats stats;
+        DecompressStats& stats = run.stats;
         Result r;
         if (indexed(o)) {
             if (consumed) return error(name + ": an index is made or used for a regular file, not a pipe");
@@ -333,6 +338,7 @@ Status decompress_stream(const Options& o, int in_fd, const std::string& path, c
         in_total = r.in_bytes;
         out_total = r.out_bytes;
         append_decompress_stats(o, path.empty() ? "(stdin)" : path, r, stats, process_cpu_ns() - cpu0);
+        run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     } catch (const io::WriteError& e) {
         return error(e.what());
     } catch (const ReadError& e) {
@@ -366,12 +372,15 @@ std::optional<DecompressPaths> decompress_paths(const Options& o, const std::str
 }
 
 Status decompress_one(const Options& o, const std::string& arg) {
-    std::uint64_t in_total = 0, out_total = 0;
+    DecodedRun run;
     const int out_std = o.test ? -1 : STDOUT_FILENO;
+    const std::string to_std = o.test ? "OK" : "written to standard output";
     if (arg == "-") {
         if (!o.force && ::isatty(STDIN_FILENO)) return error(kTerminalInput);
         if (const Status s = check_stdin(); s != kOk) return s;
-        return decompress_stream(o, STDIN_FILENO, "", "standard input", out_std, "standard output", in_total, out_total);
+        const Status s = decompress_stream(o, STDIN_FILENO, "", "standard input", out_std, "standard output", run);
+        if (s == kOk) report_decompress(o, "(stdin)", run, to_std);
+        return s;
     }
     Status skipped = kOk;
     const auto chosen = decompress_paths(o, arg, skipped);
@@ -388,20 +397,22 @@ Status decompress_one(const Options& o, const std::string& arg) {
     struct stat st {};
     if (const Status s = check_input(o, in_fd, paths.in, st, o.force || o.keep || paths.to_stdout); s != kOk) return s;
     ::fcntl(in_fd, F_SETFL, ::fcntl(in_fd, F_GETFL) & ~O_NONBLOCK);
-    if (paths.to_stdout)
-        return decompress_stream(o, in_fd, paths.in, name, out_std, "standard output", in_total, out_total);
+    if (paths.to_stdout) {
+        const Status s = decompress_stream(o, in_fd, paths.in, name, out_std, "standard output", run);
+        if (s == kOk) report_decompress(o, paths.in, run, to_std);
+        return s;
+    }
 
     if (const Status s = may_replace(o, paths.out); s != kOk) return s;
     TempOutput out;
     if (!out.create(paths.out)) return kError;
     if (const Status s =
-            decompress_stream(o, in_fd, paths.in, name, out.fd(), in_quotes(paths.out), in_total, out_total);
+            decompress_stream(o, in_fd, paths.in, name, out.fd(), in_quotes(paths.out), run);
         s != kOk)
         return s;
     if (!out.commit(st)) return kError;
     delete_input(o, paths.in);
-    if (o.verbose)
-        fmt::print(stderr, "{}: {} -> {} bytes -- replaced with {}\n", paths.in, in_total, out_total, paths.out);
+    report_decompress(o, paths.in, run, "replaced with " + paths.out);
     return kOk;
 }
 

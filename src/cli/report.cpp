@@ -185,6 +185,17 @@ void append_decompress_stats(const Options& o, const std::string& name, const Re
                                    s.main_line_ns, s.main_line_decode_ns, s.workers_ns, s.wall_ns));
 }
 
+void report_decompress(const Options& o, const std::string& name, const DecodedRun& run, const std::string& what) {
+    if (!o.verbose) return;
+    const std::uint64_t in = run.result.in_bytes, out = run.result.out_bytes;
+    const DecompressStats& s = run.stats;
+    const std::string how = std::string_view(s.decoder) == "copy"
+                                ? std::string("not gzip: copied")
+                                : fmt::format("{} decoder, {} thread{}", s.decoder, s.threads, s.threads == 1 ? "" : "s");
+    fmt::print(stderr, "{}: {} ({} -> {} bytes, {:.1f} MB/s, {}, peak memory {:.1f} MiB)\n", name, what, in, out,
+               double(out) / 1e6 / std::max(run.seconds, 1e-6), how, peak_rss_mib());
+}
+
 void report(const Options& o, const std::string& name, const FileRun& run, const std::string& what) {
     if (!o.verbose) return;
     const std::uint64_t in = run.result.in_bytes, out = run.result.out_bytes;

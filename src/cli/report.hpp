@@ -25,6 +25,17 @@ struct FileRun {
 /// The process's peak resident memory so far.
 [[nodiscard]] double peak_rss_mib();
 
+/// One file's decompression, as the reports need it.
+struct DecodedRun {
+    Result result;
+    DecompressStats stats;
+    double seconds = 0;  ///< wall time of the decoding
+};
+
+/// The -v line for a decompressed (or tested) file: sizes, speed of the output, the decoder
+/// and its threads, peak memory.  @p what says where the output went ("OK" for -t).
+void report_decompress(const Options& o, const std::string& name, const DecodedRun& run, const std::string& what);
+
 /// -d --stats FILE: one JSON line per file with what the decompression did.
 void append_decompress_stats(const Options& o, const std::string& name, const Result& result,
                              const DecompressStats& stats, std::uint64_t cpu_ns);

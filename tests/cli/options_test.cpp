@@ -239,6 +239,30 @@ TEST_F(Cli, VerboseReportsTheParallelGraph) {
         EXPECT_NE(r.err.find(word), std::string::npos) << "missing '" << word << "' in: " << r.err;
 }
 
+// -v decompressing: a line per file with where the output went (OK for -t), the sizes and
+// the decoder, for a file replaced, written to standard output, tested, or read from a pipe.
+TEST_F(Cli, VerboseDecompressingSaysWhatItDid) {
+    const std::string data = text(6'000'000, 52);  // (a .gz of more than 1 MiB: decoded on all threads)
+    write("a.txt", data);
+    ASSERT_EQ(fd({"-k", "a.txt"}).exit_code, 0);
+    const std::string size = std::to_string(data.size());
+    const Result tested = fd({"-t", "-v", "-p2", "a.txt.gz"});
+    EXPECT_STATUS(tested, 0);
+    for (const std::string& word : {std::string("a.txt.gz: OK ("), " -> " + size + " bytes", std::string("parallel decoder, 2 threads")})
+        EXPECT_NE(tested.err.find(word), std::string::npos) << "missing '" << word << "' in: " << tested.err;
+    const Result out = fd({"-d", "-c", "-v", "-p1", "a.txt.gz"});
+    EXPECT_STATUS(out, 0);
+    EXPECT_EQ(out.out, data);
+    EXPECT_NE(out.err.find("a.txt.gz: written to standard output ("), std::string::npos) << out.err;
+    EXPECT_NE(out.err.find("stream decoder, 1 thread,"), std::string::npos) << out.err;
+    ASSERT_EQ(std::remove(path("a.txt").c_str()), 0);
+    const Result replaced = fd({"-d", "-v", "a.txt.gz"});
+    EXPECT_STATUS(replaced, 0);
+    EXPECT_NE(replaced.err.find("a.txt.gz: replaced with a.txt ("), std::string::npos) << replaced.err;
+    EXPECT_EQ(read("a.txt"), data);
+    EXPECT_EQ(fd({"-d", "-v", "-q"}).exit_code, 1);  // (a terminal or no input: nothing to report)
+}
+
 // --stats writes a line per file whatever runs it: the graph's counters, or only the sizes
 // for one compressor (it once wrote nothing there, and scripts reading the file broke).
 TEST_F(Cli, StatsWriteALinePerFileOnEveryPath) {
