@@ -230,7 +230,22 @@ struct SpanRun {
 
 struct SpanTimes {
     std::uint64_t decode_ns = 0, direct_ns = 0, drained_ns = 0;
+
+    /// Into @p stats: @p spans decoded to @p out bytes on @p threads threads.
+    void record(DecompressStats& stats, int threads, std::size_t spans, std::uint64_t out) const {
+        stats.threads = threads;
+        stats.regions = stats.worker_regions = spans;
+        stats.worker_bytes = out;
+        // Writing (and the member checks) is the in-order part, wherever it ran.
+        stats.main_line_ns = direct_ns + drained_ns;
+        stats.workers_ns = decode_ns - std::min(decode_ns, direct_ns);
+    }
 };
+
+// Once the spans before point @p point are decoded: no span reads the input before it.
+void release_to_point(io::ReleaseBehind& release, const Index& index, std::size_t point) {
+    if (point < index.points.size()) release.upto(std::size_t(index.points[point].compressed_bit / 8));
+}
 
 // Decodes spans [run.first, run.end) of @p in on @p threads threads and hands their bytes to
 // @p sink in order; returns the bytes handed.  See indexed_gunzip().
@@ -268,8 +283,7 @@ std::uint64_t decode_spans(std::span<const u8> in, const Index& index, const Sin
             std::rethrow_exception(error);
         }
         writer.finish(i);
-        // The spans after this one read from their own points on.
-        if (i + 1 < index.points.size()) release.upto(std::size_t(index.points[i + 1].compressed_bit / 8));
+        release_to_point(release, index, i + 1);
     };
     if (threads <= 1 || spans == 1) {
         for (std::size_t i = run.first; i < run.end; ++i) {
@@ -324,12 +338,7 @@ Result indexed_gunzip(std::span<const std::uint8_t> in, const Index& index, cons
                     std::to_string(out));
     if (stats) {
         stats->decoder = "indexed";
-        stats->threads = threads;
-        stats->regions = stats->worker_regions = run.end;
-        stats->worker_bytes = out;
-        // Writing and the member checks are the in-order part, wherever they ran.
-        stats->main_line_ns = times.direct_ns + times.drained_ns;
-        stats->workers_ns = times.decode_ns - std::min(times.decode_ns, times.direct_ns);
+        times.record(*stats, threads, run.end, out);
         stats->wall_ns = core::now_ns() - wall0;
     }
     return {in.size(), out};
@@ -355,19 +364,18 @@ struct RangeTrim {
 // A range's spans decoded one after another, to a sink.
 class RangeOut final : public index::SpanReceiver {
 public:
-    RangeOut(const Sink& sink, const RangeTrim& trim) : sink_(sink), trim(trim) {}
+    RangeOut(const Sink& sink, const RangeTrim& trim) : trim(trim), sink_(sink) {}
     std::span<u8> room() override { return {piece_.get(), piece_.size()}; }
     void bytes(std::span<const u8> b) override { trim.put(sink_, b); }
     void piece(const index::MemberPiece&) override {}
     /// The range's end is decoded.
     [[nodiscard]] bool satisfied() const override { return trim.at >= trim.end; }
 
+    RangeTrim trim;
+
 private:
     const Sink& sink_;
     io::LargeArray<u8> piece_{OrderedWriter::kPiece};
-
-public:
-    RangeTrim trim;
 };
 
 }  // namespace
@@ -399,14 +407,7 @@ std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, s
         run.release_input = release_input;
         SpanTimes times;
         decode_spans(in, index, trimmed, threads, run, times);
-        if (stats) {
-            stats->threads = threads;
-            stats->regions = stats->worker_regions = run.end - run.first;
-            stats->worker_bytes = parallel.written;
-            // Writing in order is the in-order part, wherever it ran.
-            stats->main_line_ns = times.direct_ns + times.drained_ns;
-            stats->workers_ns = times.decode_ns - std::min(times.decode_ns, times.direct_ns);
-        }
+        if (stats) times.record(*stats, threads, run.end - run.first, parallel.written);
         return parallel.written;
     }
     const index::SpanDecoder decoder(in, index);
@@ -414,7 +415,7 @@ std::uint64_t read_range(std::span<const std::uint8_t> in, const Index& index, s
     io::ReleaseBehind release(in, release_input);
     for (std::size_t i = first; i < index.points.size() && !out.satisfied(); ++i) {
         decoder.decode(i, out);
-        if (i + 1 < index.points.size()) release.upto(std::size_t(index.points[i + 1].compressed_bit / 8));
+        release_to_point(release, index, i + 1);
     }
     return out.trim.written;
 }

@@ -73,7 +73,7 @@ public:
         std::size_t done = 0;
         while (done < out.size()) {
             const std::uint64_t at = offset + done;
-            if (at >= piece_at_ && at - piece_at_ < piece_size_) {
+            if (holds(at)) {
                 const std::size_t from = std::size_t(at - piece_at_);
                 const std::size_t n = std::min(piece_size_ - from, out.size() - done);
                 std::memcpy(out.data() + done, piece_.get() + from, n);
@@ -81,11 +81,12 @@ public:
                 continue;
             }
             const std::size_t span = index::span_at(index, at);
-            if (cursor_ && cursor_->span() == span && cursor_->done() && at >= cursor_->position()) break;  // the data's end
+            const bool goes_on = goes_on_to(at, span).has_value();
+            if (goes_on && cursor_->done()) break;  // the data's end
             // (A cursor left at its span's end without being run once more is dropped here
             // with the span's last checks, where the next point starts, unmade: a range does
             // the same, and the next span checks its own start.)
-            if (!cursor_ || cursor_->span() != span || cursor_->done() || at < cursor_->position()) {
+            if (!goes_on) {
                 cursor_.reset();
                 piece_size_ = 0;
                 decoder_.emplace(in, index);
